@@ -1,0 +1,239 @@
+"""The two entry points: :func:`streamreg` (formula + DataFrame) and :func:`select` (arrays)."""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+
+from .formula.design import build_design, design_matrix, term_name
+from .models import is_ols, make_state, resolve_family
+from .policies import Policy, get_policy
+from .results import StreamRegResults
+from .search import streamwise_search
+from .streams.arrays import IterableStream, MatrixStream
+from .streams.base import Stream
+
+_TEST_TEXT = {
+    "t": "partial t (F for multi-column terms)",
+    "paper": "paper 000 code: p = exp(-dRSS / (2 RSS0 / n))",
+    "score": "score (Rao) chi-square",
+    "lr": "likelihood ratio chi-square",
+}
+
+
+def streamreg(
+    formula: str,
+    data: pd.DataFrame,
+    *,
+    family: Any = "gaussian",
+    method: str | Policy = "alpha-investing",
+    test: str | None = None,
+    block_size: int = 512,
+    max_tests: int | None = None,
+    max_selected: int | None = None,
+    time_budget: float | None = None,
+    missing: str = "drop",
+    verbose: bool | int = False,
+    **method_options,
+) -> StreamRegResults:
+    """Select terms from candidate streams and fit the chosen model.
+
+    Parameters
+    ----------
+    formula : str
+        ``"y ~ fixed terms + stream(glob, ..., name=, exclude=)"``.  Fixed terms are
+        ordinary patsy terms; each ``stream()`` is a feature class whose candidates
+        (columns matching the globs, in data order, or patsy terms such as
+        ``C(region)``) are tested one at a time against the current model.
+    data : DataFrame
+        Never modified.  Rows with missing values in the columns used are dropped
+        (``missing="drop"``, reported in the summary) or rejected (``"raise"``).
+    family : str or statsmodels family, default "gaussian"
+        ``"gaussian"`` uses exact least squares; other families a GLM.
+    method : str or Policy, default "alpha-investing"
+        The selection rule; ``method_options`` go to its constructor
+        (e.g. ``w0=0.05, alpha_delta=0.05``).
+    test : str, optional
+        ``"t"`` (default) or ``"paper"`` for the Gaussian family; ``"score"`` (default)
+        or ``"lr"`` for GLMs.
+    block_size : int
+        Candidates scored per block; speed only, the decisions do not depend on it.
+    max_tests, max_selected, time_budget : optional
+        Stopping rules for long streams.
+    verbose : bool or int
+        Progress on stderr every 10,000 tests (or every ``verbose`` tests).
+
+    Returns
+    -------
+    StreamRegResults
+
+    Examples
+    --------
+    >>> import streamreg as sr
+    >>> df = sr.datasets.load("wdbc").data
+    >>> fit = sr.streamreg("diagnosis ~ stream(*_mean) + stream(*_se, *_worst)", df,
+    ...                    family="binomial", w0=0.05, alpha_delta=0.05)
+    >>> fit.selected_terms[:2]
+    ['concave_points_mean', 'radius_worst']
+    """
+    fam, fam_name = resolve_family(family)
+    policy = get_policy(method, **method_options)
+    design = build_design(formula, data, binomial=isinstance(fam, sm.families.Binomial), missing=missing)
+    if design.n_dropped:
+        warnings.warn(f"dropped {design.n_dropped} rows with missing values in the columns used",
+                      stacklevel=2)
+    state = make_state(design.y, design.fixed.to_numpy(dtype=float), fam, test)
+    search = streamwise_search(state, design.streams, policy, block_size=block_size, max_tests=max_tests,
+                               max_selected=max_selected, time_budget=time_budget, verbose=verbose)
+    rhs = " + ".join([design.parsed.fixed] + [t.name for t in search.accepted])
+    train = design.frame
+    return _finish(search, rhs, design.response_label, design.response_name, train, design.y, fam, fam_name,
+                   policy, state, design.success_level, design.n_dropped, formula)
+
+
+def select(
+    y,
+    streams,
+    *,
+    fixed=None,
+    intercept: bool = True,
+    family: Any = "gaussian",
+    method: str | Policy = "alpha-investing",
+    test: str | None = None,
+    block_size: int = 512,
+    max_tests: int | None = None,
+    max_selected: int | None = None,
+    time_budget: float | None = None,
+    verbose: bool | int = False,
+    **method_options,
+) -> StreamRegResults:
+    """Streamwise selection without a formula: arrays, DataFrames or generators.
+
+    Parameters
+    ----------
+    y : array-like, shape (n,)
+        Response (0/1 or boolean for ``family="binomial"``).
+    streams : array, DataFrame, iterable, or a dict ``{name: stream}`` / list of them
+        Each stream is a 2-D array (candidates are its columns), a DataFrame, or any
+        iterable yielding ``(name, column)`` pairs or bare columns -- possibly an
+        infinite generator, read lazily ``block_size`` candidates at a time (stop it
+        with ``max_tests``, ``max_selected`` or ``time_budget``).
+    fixed : array or DataFrame, optional
+        Columns always in the model (never tested); an intercept is added unless
+        ``intercept=False``.
+
+    Examples
+    --------
+    >>> import numpy as np, streamreg as sr
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 50)); y = X[:, 3] + 0.1 * rng.normal(size=100)
+    >>> def gen():
+    ...     for j in range(X.shape[1]):
+    ...         yield f"x{j}", X[:, j]
+    >>> sr.select(y, gen(), w0=0.05, alpha_delta=0.05).selected_terms
+    ['x3']
+    """
+    fam, fam_name = resolve_family(family)
+    policy = get_policy(method, **method_options)
+    yname = getattr(y, "name", None) or "y"
+    yv = np.asarray(y)
+    if yv.ndim != 1:
+        raise ValueError(f"y must be one-dimensional, got shape {yv.shape}")
+    if yv.dtype == bool:
+        yv = yv.astype(float)
+    try:
+        yv = yv.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError("y must be numeric (0/1 or boolean for family='binomial')") from None
+    if not np.isfinite(yv).all():
+        raise ValueError("y contains NaN or infinite values; drop those rows first")
+    if isinstance(fam, sm.families.Binomial) and not np.isin(np.unique(yv), [0.0, 1.0]).all():
+        raise ValueError("a binomial response must be 0/1 or boolean; recode it first")
+    n = len(yv)
+
+    frame = pd.DataFrame({yname: yv})
+    fixed_names: list[str] = []
+    if fixed is not None:
+        fx = fixed if isinstance(fixed, pd.DataFrame) else pd.DataFrame(
+            np.asarray(fixed, dtype=float).reshape(n, -1),
+            columns=[f"fixed{j}" for j in range(np.asarray(fixed).reshape(n, -1).shape[1])])
+        if len(fx) != n:
+            raise ValueError(f"fixed has {len(fx)} rows, y has {n}")
+        fx = fx.reset_index(drop=True)
+        for c in fx.columns:
+            frame[str(c)] = fx[c].to_numpy()
+        fixed_names = [term_name(str(c)) for c in fx.columns]
+    fixed_rhs = " + ".join((["1"] if intercept else ["0"]) + fixed_names)
+    fixed_x = design_matrix(fixed_rhs, frame, frame)
+    if fixed_x.shape[1] == 0:
+        raise ValueError("the model has no fixed column; keep intercept=True or pass fixed=")
+    from .formula.design import _check_fixed
+
+    _check_fixed(fixed_x, n)
+
+    stream_objs = _as_streams(streams, n)
+    state = make_state(yv, fixed_x.to_numpy(dtype=float), fam, test)
+    search = streamwise_search(state, stream_objs, policy, block_size=block_size, max_tests=max_tests,
+                               max_selected=max_selected, time_budget=time_budget, verbose=verbose)
+    names = []
+    for t in search.accepted:
+        cols = t.columns if t.values.shape[1] == len(t.columns) else [f"{t.name}_{j}" for j in range(t.values.shape[1])]
+        for c, v in zip(cols, t.values.T):
+            if c in frame.columns:
+                raise ValueError(f"selected term {c!r} has the name of a fixed column or the response; rename it")
+            frame[c] = v
+        names.extend(term_name(c) for c in cols)
+    rhs = " + ".join([fixed_rhs] + names)
+    return _finish(search, rhs, term_name(yname), yname, frame, yv, fam, fam_name, policy, state, None, 0, None)
+
+
+def _as_streams(streams, n: int) -> list[Stream]:
+    """A dict is named streams, a list several streams, anything else one stream."""
+    if isinstance(streams, Mapping):
+        items = [(str(k), v) for k, v in streams.items()]
+    elif isinstance(streams, list) and streams and not any(isinstance(s, tuple) for s in streams):
+        items = [(f"stream{j + 1}", s) for j, s in enumerate(streams)]
+    else:
+        items = [("stream1", streams)]
+    out: list[Stream] = []
+    for name, s in items:
+        if isinstance(s, Stream):
+            out.append(s)
+        elif isinstance(s, pd.DataFrame):
+            if len(s) != n:
+                raise ValueError(f"stream {name!r} has {len(s)} rows, y has {n}")
+            out.append(MatrixStream(name, s.to_numpy(dtype=float), [str(c) for c in s.columns]))
+        elif isinstance(s, np.ndarray):
+            arr = s if s.ndim == 2 else s.reshape(n, -1)
+            if arr.shape[0] != n:
+                raise ValueError(f"stream {name!r} has {arr.shape[0]} rows, y has {n}")
+            out.append(MatrixStream(name, arr, [f"{name}_{j}" if len(items) > 1 else f"x{j}" for j in range(arr.shape[1])]))
+        elif _is_iterable_stream(s):
+            out.append(IterableStream(name, s, n))
+        else:
+            raise TypeError(f"stream {name!r}: expected an array, a DataFrame or an iterable, got {type(s).__name__}")
+    return out
+
+
+def _is_iterable_stream(s) -> bool:
+    return isinstance(s, Iterable) and not isinstance(s, (str, bytes, np.ndarray, pd.DataFrame))
+
+
+def _finish(search, rhs, response_label, response_name, train, y, fam, fam_name, policy, state,
+            success_level, n_dropped, formula) -> StreamRegResults:
+    x = design_matrix(rhs, train, train)
+    yser = pd.Series(y, index=x.index, name=response_name)
+    if is_ols(fam):
+        fit = sm.OLS(yser, x).fit()
+        fam_name = "gaussian"
+    else:
+        fit = sm.GLM(yser, x, family=fam).fit(tol=1e-10, maxiter=200)
+    return StreamRegResults(
+        search=search, fit=fit, rhs=rhs, response_label=response_label, response_name=response_name,
+        train=train, family=fam, family_name=fam_name, policy=policy,
+        test_description=_TEST_TEXT.get(getattr(state, "test", ""), str(getattr(state, "test", ""))),
+        success_level=success_level, n_dropped=n_dropped, formula=formula,
+    )

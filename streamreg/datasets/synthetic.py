@@ -1,0 +1,132 @@
+"""The synthetic problem of paper 000, section 6.1, eager or as a lazy stream.
+
+n observations of m independent N(0, 1) features; y is the sum of k of them (coefficient
+``coef``) plus N(0, noise^2).  The true features sit at random positions, first or last.
+Columns are generated in fixed blocks from seeds derived from ``(seed, block)``, so the
+lazy stream produces exactly the columns of the eager frame without storing them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..models.base import CandidateBlock
+from ..streams.base import Stream, TermBlock
+
+_BLOCK = 1024
+
+
+def _true_positions(m: int, k: int, positions: str, seed) -> np.ndarray:
+    if not 0 <= k <= m:
+        raise ValueError(f"k must be between 0 and m = {m}, got {k}")
+    if positions == "first":
+        return np.arange(k)
+    if positions == "last":
+        return np.arange(m - k, m)
+    if positions == "random":
+        return np.sort(np.random.default_rng([_seed(seed), 1]).choice(m, size=k, replace=False))
+    raise ValueError(f"positions must be 'random', 'first' or 'last', got {positions!r}")
+
+
+def _seed(seed) -> int:
+    return 0 if seed is None else int(seed)
+
+
+def _block(n: int, b: int, seed, m: int) -> np.ndarray:
+    cols = min(_BLOCK, m - b * _BLOCK)
+    return np.random.default_rng([_seed(seed), 2, b]).standard_normal((n, _BLOCK))[:, :cols]
+
+
+class SyntheticStream(Stream):
+    """Lazy stream of the m candidate columns ``x1 .. xm``, generated block by block."""
+
+    def __init__(self, n: int, m: int, seed, name: str = "x"):
+        super().__init__(name)
+        self.n, self.m, self.seed = n, m, seed
+        self.n_candidates = m
+        self.position = 0
+        self._cache: tuple[int, np.ndarray] | None = None
+
+    def column_block(self, b: int) -> np.ndarray:
+        if self._cache is None or self._cache[0] != b:
+            self._cache = (b, _block(self.n, b, self.seed, self.m))
+        return self._cache[1]
+
+    def _next_block(self, k: int) -> TermBlock | None:
+        if self.position >= self.m:
+            return None
+        b, off = divmod(self.position, _BLOCK)
+        vals = self.column_block(b)[:, off : off + k]
+        start = self.position
+        self.position += vals.shape[1]
+        names = [f"x{j + 1}" for j in range(start, self.position)]
+        return TermBlock(self.name, names, CandidateBlock(vals))
+
+    def __iter__(self):
+        for j in range(self.m):
+            b, off = divmod(j, _BLOCK)
+            yield f"x{j + 1}", self.column_block(b)[:, off]
+
+
+@dataclass
+class Synthetic:
+    """A simulated problem: response, candidates (frame or lazy stream) and the truth."""
+
+    y: np.ndarray
+    data: pd.DataFrame | None
+    stream: SyntheticStream
+    true_features: list[str]
+    noise: float
+
+    def test_set(self, n: int, seed=None) -> tuple[np.ndarray, np.ndarray]:
+        """Fresh (X_true, y) for the true features only: enough to score test MSE."""
+        rng = np.random.default_rng([_seed(seed), 3])
+        x = rng.standard_normal((n, len(self.true_features)))
+        return x, x.sum(axis=1) * self._coef + self.noise * rng.standard_normal(n)
+
+    _coef: float = 1.0
+
+
+def make_synthetic(n: int = 100, m: int = 1000, k: int = 4, *, noise: float = 0.1, coef: float = 1.0,
+                   positions: str = "random", seed=None, lazy: bool = False) -> Synthetic:
+    """Simulate paper 000's section 6.1 problem.
+
+    Parameters
+    ----------
+    n, m, k : int
+        Observations, candidate features, true features (defaults 100, 1000, 4).
+    noise : float
+        Noise standard deviation (0.1 in the paper).
+    positions : {"random", "first", "last"}
+        Where the true features sit in the stream.
+    lazy : bool
+        If True, ``data`` is None and the candidates exist only as ``stream``.
+
+    Examples
+    --------
+    >>> from streamreg.datasets import make_synthetic
+    >>> sim = make_synthetic(n=50, m=200, seed=1)
+    >>> sim.data.shape, len(sim.true_features)
+    ((50, 201), 4)
+    """
+    if n < 2 or m < 1:
+        raise ValueError(f"need n >= 2 and m >= 1, got n={n}, m={m}")
+    true = _true_positions(m, k, positions, seed)
+    stream = SyntheticStream(n, m, seed)
+    signal = np.zeros(n)
+    for j in true:
+        b, off = divmod(int(j), _BLOCK)
+        signal += coef * stream.column_block(b)[:, off]
+    y = signal + noise * np.random.default_rng([_seed(seed), 4]).standard_normal(n)
+    data = None
+    if not lazy:
+        blocks = [_block(n, b, seed, m) for b in range(-(-m // _BLOCK))]
+        x = np.concatenate(blocks, axis=1)
+        data = pd.DataFrame(x, columns=[f"x{j + 1}" for j in range(m)])
+        data.insert(0, "y", y)
+    stream._cache = None
+    sim = Synthetic(y, data, stream, [f"x{j + 1}" for j in true], noise)
+    sim._coef = coef
+    return sim

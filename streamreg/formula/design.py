@@ -1,0 +1,350 @@
+"""From formula and DataFrame to response, fixed design and candidate streams.
+
+This is the only module of streamreg that imports patsy.  Results keep formula strings
+and a small training frame, never patsy objects, so they pickle; design matrices for new
+data are rebuilt here from those strings.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import fnmatch
+import keyword
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import patsy
+
+from ..models.base import CandidateBlock
+from ..streams.base import Stream, TermBlock
+from .parse import FormulaError, ParsedFormula, StreamSpec, parse_formula
+
+_PATSY_NAMES = {"C", "I", "Q", "np", "center", "standardize", "scale", "bs", "cr", "cc", "te"}
+
+
+def term_name(column: str) -> str:
+    """A formula-ready name for a data column (``Q("...")`` when the name is unusual)."""
+    ok = column.isidentifier() and not keyword.iskeyword(column)
+    if ok and column not in _PATSY_NAMES and not hasattr(builtins, column):
+        return column
+    return "Q(" + repr(column) + ")"
+
+
+def _variables(expression: str, columns: set[str]) -> set[str]:
+    """Data columns an expression refers to (bare names and Q('...') arguments)."""
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError:
+        return {c for c in columns if c in expression}
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in columns:
+            found.add(node.id)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "Q"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value in columns
+        ):
+            found.add(node.args[0].value)
+    return found
+
+
+def _rhs_variables(rhs: str, columns: set[str]) -> set[str]:
+    try:
+        desc = patsy.ModelDesc.from_formula("0 + " + rhs if rhs.strip() else "0")
+    except patsy.PatsyError as exc:
+        raise FormulaError(f"patsy cannot read the fixed terms {rhs!r}: {exc}") from None
+    found = set()
+    for term in desc.rhs_termlist:
+        for factor in term.factors:
+            found |= _variables(factor.name(), columns)
+    return found
+
+
+def _is_numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+@dataclass
+class Candidate:
+    """A candidate term of a formula stream before evaluation."""
+
+    name: str  # formula expression
+    column: str | None  # the data column for plain numeric columns, else None
+
+
+class FrameStream(Stream):
+    """Candidates from a DataFrame: numeric columns sliced directly, other terms by patsy."""
+
+    def __init__(self, name: str, frame: pd.DataFrame, candidates: list[Candidate]):
+        super().__init__(name)
+        self.frame = frame
+        self.candidates = candidates
+        self.position = 0
+        self.n_candidates = len(candidates)
+
+    def _next_block(self, k: int) -> TermBlock | None:
+        chunk = self.candidates[self.position : self.position + k]
+        self.position += len(chunk)
+        if not chunk:
+            return None
+        n = len(self.frame)
+        if all(c.column is not None for c in chunk):
+            values = self.frame[[c.column for c in chunk]].to_numpy(dtype=float)
+            return TermBlock(self.name, [c.name for c in chunk], CandidateBlock(values))
+        mats, widths, cols = [], [], []
+        for c in chunk:
+            if c.column is not None:
+                mats.append(self.frame[c.column].to_numpy(dtype=float)[:, None])
+                cols.append([c.name])
+            else:
+                mat, names = evaluate_term(c.name, self.frame)
+                mats.append(mat)
+                cols.append(names)
+            widths.append(mats[-1].shape[1])
+        values = np.concatenate(mats, axis=1) if mats else np.empty((n, 0))
+        return TermBlock(self.name, [c.name for c in chunk], CandidateBlock(values, np.asarray(widths)), cols)
+
+
+def evaluate_term(expression: str, frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+    """Columns of one patsy term as coded beside an intercept (k-1 for a k-level factor)."""
+    try:
+        dm = patsy.dmatrix("1 + " + expression, frame, return_type="dataframe", NA_action="raise")
+    except patsy.PatsyError as exc:
+        raise FormulaError(f"patsy cannot build the candidate term {expression!r}: {exc}") from None
+    dm = dm.drop(columns="Intercept", errors="ignore")
+    if dm.shape[1] == 0:
+        raise FormulaError(f"the candidate term {expression!r} has no columns beside the intercept")
+    return dm.to_numpy(dtype=float), list(dm.columns)
+
+
+@dataclass
+class Design:
+    """Everything the search needs, built from a formula and a DataFrame."""
+
+    parsed: ParsedFormula
+    y: np.ndarray
+    response_name: str
+    response_label: str  # formula expression for the 0/1 (or numeric) response
+    success_level: object | None
+    fixed: pd.DataFrame
+    streams: list[Stream]
+    frame: pd.DataFrame  # the used columns on the rows kept
+    n_dropped: int
+    y_index: pd.Index
+
+
+def _binomial_response(series: pd.Series, name: str) -> tuple[np.ndarray, str, object]:
+    expr = term_name(name)
+    if pd.api.types.is_bool_dtype(series):
+        return series.to_numpy(dtype=float), f"I({expr} * 1)", True
+    if _is_numeric(series):
+        vals = series.to_numpy(dtype=float)
+        uniq = np.unique(vals)
+        if np.isin(uniq, [0.0, 1.0]).all():
+            return vals, expr, 1
+        raise ValueError(
+            f"a binomial response must be 0/1, boolean or have two levels; {name!r} has values "
+            f"{uniq[:6].tolist()}{' ...' if len(uniq) > 6 else ''}. Recode it (e.g. y > threshold) first"
+        )
+    levels = list(series.cat.categories) if isinstance(series.dtype, pd.CategoricalDtype) else sorted(series.unique())
+    if len(levels) != 2:
+        raise ValueError(
+            f"a binomial response must have exactly two levels; {name!r} has {len(levels)}: "
+            f"{levels[:6]}{' ...' if len(levels) > 6 else ''}"
+        )
+    success = levels[1]  # as in R's glm: the first level is failure
+    return (series == success).to_numpy(dtype=float), f"I(({expr} == {success!r}) * 1)", success
+
+
+def build_design(
+    formula: str,
+    data: pd.DataFrame,
+    *,
+    binomial: bool,
+    missing: str = "drop",
+) -> Design:
+    """Parse ``formula`` against ``data``; the caller's frame is never modified."""
+    if not isinstance(data, pd.DataFrame):
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    if missing not in ("drop", "raise"):
+        raise ValueError(f"missing must be 'drop' or 'raise', got {missing!r}")
+    if data.columns.duplicated().any():
+        dup = list(data.columns[data.columns.duplicated()].unique())
+        raise ValueError(f"the data have duplicated column names {dup}; column names must be unique")
+    parsed = parse_formula(formula)
+    columns = [str(c) for c in data.columns]
+    colset = set(columns)
+    resp = parsed.response
+    resp_col = resp
+    if resp not in colset:
+        inner = _variables(resp, colset)
+        if len(inner) == 1 and resp.startswith("Q("):
+            resp_col = inner.pop()
+        else:
+            raise FormulaError(
+                f"the response {resp!r} is not a column of the data; the response must be a column "
+                f"name (create derived responses as a new column first)"
+            )
+    fixed_vars = _rhs_variables(parsed.fixed, colset)
+    unknown = _unknown_names(parsed.fixed, colset)
+    if unknown:
+        raise FormulaError(f"unknown column(s) {sorted(unknown)} in the fixed terms; data columns include {columns[:8]}")
+    taken = fixed_vars | {resp_col}
+
+    stream_cands: list[tuple[StreamSpec, list[Candidate]]] = []
+    used = set(taken)
+    for spec in parsed.streams:
+        cands = _resolve_stream(spec, columns, colset, taken, data)
+        for c in cands:
+            used |= {c.column} if c.column is not None else _variables(c.name, colset)
+        stream_cands.append((spec, cands))
+
+    frame = data[[c for c in columns if c in used]]
+    na_rows = frame.isna().any(axis=1).to_numpy()
+    n_dropped = int(na_rows.sum())
+    if n_dropped:
+        if missing == "raise":
+            bad = frame.columns[frame.isna().any()].tolist()
+            raise ValueError(
+                f"{n_dropped} rows have missing values in the columns used ({bad[:8]}); "
+                "drop or impute them, or pass missing='drop'"
+            )
+        frame = frame.loc[~na_rows]
+    if len(frame) == 0:
+        raise ValueError("no rows left after dropping rows with missing values in the columns used")
+
+    y_series = frame[resp_col]
+    if binomial:
+        y, label, success = _binomial_response(y_series, resp_col)
+    else:
+        if not _is_numeric(y_series):
+            raise ValueError(
+                f"the response {resp_col!r} is not numeric (dtype {y_series.dtype}); for a two-level "
+                "response use family='binomial'"
+            )
+        y, label, success = y_series.to_numpy(dtype=float), term_name(resp_col), None
+    if not np.isfinite(y).all():
+        raise ValueError(f"the response {resp_col!r} has infinite values")
+
+    fixed = fixed_matrix(parsed.fixed, frame)
+    _check_fixed(fixed, len(frame))
+
+    streams: list[Stream] = []
+    seen_names: set[str] = set()
+    for spec, cands in stream_cands:
+        name = spec.name
+        if name in seen_names:
+            raise FormulaError(f"two streams are called {name!r}; give them distinct name= arguments")
+        seen_names.add(name)
+        streams.append(FrameStream(name, frame, cands))
+    return Design(parsed, y, resp_col, label, success, fixed, streams, frame, n_dropped, frame.index)
+
+
+def _unknown_names(rhs: str, colset: set[str]) -> set[str]:
+    """Bare names in the fixed terms that are neither data columns nor known functions."""
+    unknown = set()
+    try:
+        desc = patsy.ModelDesc.from_formula("0 + " + rhs)
+    except patsy.PatsyError:
+        return unknown
+    for term in desc.rhs_termlist:
+        for factor in term.factors:
+            try:
+                tree = ast.parse(factor.name(), mode="eval")
+            except SyntaxError:
+                continue
+            called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Name) and node.id not in colset and node.id not in called:
+                    if node.id not in _PATSY_NAMES and not hasattr(builtins, node.id):
+                        unknown.add(node.id)
+    return unknown
+
+
+def _resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str], taken: set[str], data) -> list[Candidate]:
+    excl = spec.options.get("exclude") or []
+    if isinstance(excl, str):
+        excl = [excl]
+    cands: list[Candidate] = []
+    seen: set[str] = set()
+    for arg in spec.args:
+        if arg in spec.terms:
+            unknown = {n for n in _names_in(arg) if n not in colset and n not in _PATSY_NAMES and n != "np"}
+            unknown = {n for n in unknown if not hasattr(builtins, n)}
+            if unknown:
+                raise FormulaError(f"unknown column(s) {sorted(unknown)} in the candidate term {arg!r} of {spec.text}")
+            if arg not in seen:
+                cands.append(Candidate(arg, None))
+                seen.add(arg)
+            continue
+        matched = [c for c in columns if fnmatch.fnmatchcase(c, arg)]
+        if not matched:
+            hint = "" if any(ch in arg for ch in "*?[") else " (no column has that name)"
+            raise FormulaError(f"{spec.text}: {arg!r} matches no column of the data{hint}")
+        free = [c for c in matched if c not in taken and not any(fnmatch.fnmatchcase(c, e) for e in excl)]
+        for c in free:
+            if c in seen:
+                continue
+            seen.add(c)
+            # numeric columns are sliced directly; factors are coded by patsy (k-1 columns)
+            cands.append(Candidate(term_name(c), c if _is_numeric(data[c]) else None))
+    if not cands:
+        raise FormulaError(
+            f"{spec.text} has no candidates left: every matched column is the response, a fixed "
+            "term or excluded"
+        )
+    return cands
+
+
+def _names_in(expression: str) -> set[str]:
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return set()
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    attrs = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - called - attrs
+
+
+def fixed_matrix(rhs: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """The fixed design (intercept and fixed terms) as a named DataFrame."""
+    try:
+        return patsy.dmatrix(rhs, frame, return_type="dataframe", NA_action="raise")
+    except patsy.PatsyError as exc:
+        raise FormulaError(f"patsy cannot build the fixed terms {rhs!r}: {exc}") from None
+
+
+def _check_fixed(fixed: pd.DataFrame, n: int) -> None:
+    k = fixed.shape[1]
+    if n <= k:
+        raise ValueError(
+            f"only {n} rows for {k} fixed columns: the fixed model leaves no residual degrees of freedom"
+        )
+    if k == 0:
+        return
+    x = fixed.to_numpy(dtype=float)
+    q, r = np.linalg.qr(x)
+    diag = np.abs(np.diag(r))
+    scale = np.linalg.norm(x, axis=0)
+    bad = diag <= 1e-10 * np.maximum(scale, np.finfo(float).tiny)
+    if bad.any():
+        names = [fixed.columns[i] for i in np.flatnonzero(bad)]
+        raise ValueError(
+            f"the fixed terms are collinear: {names} are (numerically) combinations of earlier "
+            "fixed columns or constant; remove them"
+        )
+
+
+def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame) -> pd.DataFrame:
+    """``rhs`` coded on ``newdata`` exactly as on ``train`` (factor levels, stateful transforms)."""
+    info = patsy.dmatrix(rhs, train, return_type="dataframe").design_info
+    try:
+        (mat,) = patsy.build_design_matrices([info], newdata, return_type="dataframe", NA_action="raise")
+    except patsy.PatsyError as exc:
+        raise ValueError(f"cannot build the model's terms on the new data: {exc}") from None
+    return mat

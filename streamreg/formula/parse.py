@@ -1,0 +1,178 @@
+"""Parse the streamreg formula mini-language (pure string work; no patsy here).
+
+``response ~ fixed terms + stream(glob_or_term, ..., name=, exclude=, order=)``
+
+The right-hand side is split at top-level ``+``/``-``; ``stream(...)`` items become stream
+specifications and everything else is handed to patsy unchanged as the fixed part.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+#: functions that introduce candidate streams (generated classes register here too)
+STREAM_FUNCTIONS = {"stream"}
+_KEYWORD = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$", re.S)
+_GLOB = re.compile(r"^[\w.*?\[\]!]+$")
+
+
+class FormulaError(ValueError):
+    """The formula cannot be read; the message says where and what to do."""
+
+
+@dataclass
+class StreamSpec:
+    """One ``stream(...)`` (or generated-class) item of a formula."""
+
+    function: str
+    text: str
+    globs: list[str] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)
+    options: dict = field(default_factory=dict)
+    args: list[str] = field(default_factory=list)  # positional arguments in order, as written
+
+    @property
+    def name(self) -> str:
+        return self.options.get("name") or ", ".join(self.args) or self.function
+
+
+@dataclass
+class ParsedFormula:
+    response: str
+    fixed: str  # patsy right-hand side, "1" when only streams were given
+    streams: list[StreamSpec]
+    text: str
+
+
+def _scan(text: str):
+    """Yield (index, char, depth) outside of quotes; raises on unbalanced brackets."""
+    depth, quote, stack = 0, None, []
+    pairs = {")": "(", "]": "[", "}": "{"}
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote and text[i - 1] != "\\":
+                quote = None
+            continue
+        if ch in "'\"":
+            quote = ch
+            continue
+        if ch in "([{":
+            stack.append((ch, i))
+            depth += 1
+        elif ch in ")]}":
+            if not stack or stack[-1][0] != pairs[ch]:
+                raise FormulaError(f"unbalanced {ch!r} at position {i} in formula {text!r}")
+            stack.pop()
+            depth -= 1
+        yield i, ch, depth
+    if quote:
+        raise FormulaError(f"unterminated string in formula {text!r}")
+    if stack:
+        ch, i = stack[-1]
+        raise FormulaError(f"unclosed {ch!r} at position {i} in formula {text!r}")
+
+
+def split_top_level(text: str, seps: str) -> list[tuple[str, str]]:
+    """Split at top-level separator characters; returns (separator-before, piece) pairs."""
+    pieces, start, sep = [], 0, ""
+    for i, ch, depth in _scan(text):
+        if depth == 0 and ch in seps:
+            # '**' and comparison-like tokens never occur at top level in a patsy RHS
+            pieces.append((sep, text[start:i]))
+            sep, start = ch, i + 1
+    pieces.append((sep, text[start:]))
+    return pieces
+
+
+def _call_name(item: str) -> str | None:
+    m = re.match(r"^\s*([A-Za-z_]\w*)\s*\(", item)
+    if m and item.rstrip().endswith(")"):
+        # the call must span the whole item: its '(' closes at the last character
+        open_at = item.index("(", m.start(1))
+        for i, ch, depth in _scan(item):
+            if i > open_at and depth == 0:
+                return m.group(1) if i == len(item.rstrip()) - 1 else None
+    return None
+
+
+def parse_stream_call(item: str, function: str) -> StreamSpec:
+    inner = item.strip()[len(function) :].strip()[1:-1]
+    spec = StreamSpec(function=function, text=item.strip())
+    if not inner.strip():
+        if function == "stream":
+            raise FormulaError("stream() needs at least one column glob or term, e.g. stream(x*)")
+        return spec
+    for _, arg in split_top_level(inner, ","):
+        arg = arg.strip()
+        if not arg:
+            raise FormulaError(f"empty argument in {item.strip()!r}")
+        kw = _KEYWORD.match(arg)
+        if kw:
+            key, value = kw.group(1), kw.group(2).strip()
+            try:
+                spec.options[key] = ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                spec.options[key] = value  # a bare word such as order=variance
+            continue
+        if arg[0] in "'\"":
+            try:
+                glob = ast.literal_eval(arg)
+            except (ValueError, SyntaxError):
+                raise FormulaError(f"cannot read the quoted column name {arg} in {item.strip()!r}") from None
+            spec.globs.append(glob)
+            spec.args.append(glob)
+        elif _GLOB.match(arg):
+            spec.globs.append(arg)
+            spec.args.append(arg)
+        else:
+            spec.terms.append(arg)
+            spec.args.append(arg)
+    return spec
+
+
+def parse_formula(formula: str) -> ParsedFormula:
+    """Split a streamreg formula into response, fixed patsy part and stream items."""
+    if not isinstance(formula, str):
+        raise FormulaError(f"the formula must be a string, got {type(formula).__name__}")
+    list(_scan(formula))  # bracket and quote balance first: the clearest message
+    sides = split_top_level(formula, "~")
+    if len(sides) != 2:
+        raise FormulaError(
+            f"a formula needs exactly one '~' between response and terms, e.g. 'y ~ stream(x*)'; got {formula!r}"
+        )
+    lhs, rhs = sides[0][1].strip(), sides[1][1].strip()
+    if not lhs:
+        raise FormulaError(f"the formula has no response on the left of '~': {formula!r}")
+    if not rhs:
+        raise FormulaError(f"the formula has no terms on the right of '~': {formula!r}")
+    fixed, streams = [], []
+    for sign, item in split_top_level(rhs, "+-"):
+        if not item.strip():
+            if sign == "-" or (sign == "" and rhs.lstrip().startswith("-")):
+                continue  # leading '-', as in '~ -1 + x'
+            raise FormulaError(f"empty term in {rhs!r} (a doubled '+'?)")
+        name = _call_name(item)
+        if name in STREAM_FUNCTIONS:
+            if sign == "-":
+                raise FormulaError(f"{name}() cannot be subtracted: remove '- {item.strip()}'")
+            streams.append(parse_stream_call(item, name))
+            continue
+        for fn in STREAM_FUNCTIONS:
+            if re.search(rf"\b{fn}\s*\(", item):
+                raise FormulaError(
+                    f"{fn}() must be a top-level term added with '+'; it cannot appear inside "
+                    f"an interaction or a function: {item.strip()!r}"
+                )
+        fixed.append(f"{sign} {item.strip()}" if sign else item.strip())
+    if not streams:
+        raise FormulaError(
+            "the formula has no stream() term, so there is nothing to select; add candidates, "
+            "e.g. 'y ~ age + stream(x*)' (use statsmodels.formula.api for a fixed model)"
+        )
+    fixed_text = " ".join(fixed).strip()
+    if fixed_text.startswith("+ "):
+        fixed_text = fixed_text[2:]
+    if not fixed_text or fixed_text.startswith("-"):
+        fixed_text = ("1 " + fixed_text).strip()
+    return ParsedFormula(response=lhs, fixed=fixed_text, streams=streams, text=formula)

@@ -1,0 +1,49 @@
+"""Model states: the current fit, and vectorised tests of candidate blocks against it."""
+from __future__ import annotations
+
+import statsmodels.api as sm
+
+from .gaussian import GaussianState
+from .glm import GLMState
+
+_FAMILIES = {
+    "gaussian": sm.families.Gaussian,
+    "normal": sm.families.Gaussian,
+    "binomial": sm.families.Binomial,
+    "logistic": sm.families.Binomial,
+    "poisson": sm.families.Poisson,
+    "gamma": sm.families.Gamma,
+    "inverse_gaussian": sm.families.InverseGaussian,
+    "negativebinomial": sm.families.NegativeBinomial,
+}
+
+
+def resolve_family(family) -> tuple[object, str]:
+    """A statsmodels family instance and a short name from a string or an instance."""
+    if isinstance(family, str):
+        try:
+            fam = _FAMILIES[family.lower().replace("-", "_")]()
+        except KeyError:
+            raise ValueError(
+                f"unknown family {family!r}; use one of {sorted(_FAMILIES)} or a statsmodels family instance"
+            ) from None
+    elif isinstance(family, sm.families.Family):
+        fam = family
+    else:
+        raise TypeError(f"family must be a name or a statsmodels family instance, got {type(family).__name__}")
+    return fam, type(fam).__name__.lower()
+
+
+def is_ols(family) -> bool:
+    """Gaussian with identity link: use the exact least-squares state."""
+    return isinstance(family, sm.families.Gaussian) and isinstance(family.link, sm.families.links.Identity)
+
+
+def make_state(y, fixed, family, test: str | None):
+    """The model state for ``family``; ``test`` None picks the family's default."""
+    if is_ols(family):
+        return GaussianState(y, fixed, test=test or "t")
+    return GLMState(y, fixed, family, test=test or "score")
+
+
+__all__ = ["GaussianState", "GLMState", "resolve_family", "make_state", "is_ols"]

@@ -1,0 +1,128 @@
+"""Shared pieces of the model states: candidate blocks and the orthogonal basis."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: a candidate whose residual (after projecting out the model) keeps less than this
+#: fraction of its squared norm is numerically collinear with the model and is skipped
+COLLINEAR_TOL = 1e-10
+
+
+@dataclass
+class CandidateBlock:
+    """``m`` candidate terms stacked column-wise into one ``n x sum(d)`` matrix.
+
+    ``widths[j]`` is the number of columns of term ``j``; single-column terms are the
+    common case and are scored with pure matrix products.
+    """
+
+    values: np.ndarray
+    widths: np.ndarray = field(default=None)
+
+    def __post_init__(self):
+        self.values = np.asarray(self.values, dtype=float)
+        if self.values.ndim == 1:
+            self.values = self.values[:, None]
+        if self.widths is None:
+            self.widths = np.ones(self.values.shape[1], dtype=int)
+        self.widths = np.asarray(self.widths, dtype=int)
+        self.starts = np.concatenate(([0], np.cumsum(self.widths)[:-1])).astype(int)
+
+    def __len__(self) -> int:
+        return len(self.widths)
+
+    def term(self, j: int) -> np.ndarray:
+        return self.values[:, self.starts[j] : self.starts[j] + self.widths[j]]
+
+
+class Basis:
+    """An orthonormal basis Q of the current design's column space, grown in place.
+
+    Columns are appended by classical Gram-Schmidt with one re-orthogonalisation
+    ("twice is enough"), which keeps Q orthonormal to machine precision and makes an
+    acceptance cost O(n k) instead of a fresh QR.
+    """
+
+    def __init__(self, n: int, capacity: int = 16):
+        self._q = np.empty((n, max(capacity, 1)))
+        self.k = 0
+
+    @property
+    def q(self) -> np.ndarray:
+        return self._q[:, : self.k]
+
+    def residualise(self, b: np.ndarray) -> np.ndarray:
+        """``(I - Q Q') b`` for a matrix b (twice, for orthogonality to rounding)."""
+        q = self.q
+        if self.k == 0:
+            return b.copy()
+        r = b - q @ (q.T @ b)
+        return r
+
+    def append(self, columns: np.ndarray) -> int:
+        """Add the columns' new directions; returns how many were independent."""
+        added = 0
+        for col in np.atleast_2d(columns.T):
+            v = col.copy()
+            norm0 = np.linalg.norm(v)
+            if norm0 == 0:
+                continue
+            for _ in range(2):
+                q = self.q
+                v -= q @ (q.T @ v)
+            norm = np.linalg.norm(v)
+            if norm <= np.sqrt(COLLINEAR_TOL) * norm0:
+                continue
+            if self.k == self._q.shape[1]:
+                grown = np.empty((self._q.shape[0], 2 * self._q.shape[1]))
+                grown[:, : self.k] = self._q[:, : self.k]
+                self._q = grown
+            self._q[:, self.k] = v / norm
+            self.k += 1
+            added += 1
+        return added
+
+
+def multi_column_reduction(resid: np.ndarray, target: np.ndarray, total_sq: float) -> tuple[float, int]:
+    """Squared norm of the projection of ``target`` on span(resid), and its rank.
+
+    ``resid`` is an ``n x d`` block already orthogonal to the model; ``total_sq`` is the
+    block's squared norm before projection, used for the collinearity threshold.
+    """
+    qb, rb = np.linalg.qr(resid)
+    diag = np.abs(np.diag(rb))
+    keep = diag**2 > COLLINEAR_TOL * max(total_sq, np.finfo(float).tiny)
+    if not keep.any():
+        return 0.0, 0
+    if not keep.all():
+        # rank-deficient term: re-orthogonalise only the independent part
+        qb, rb = np.linalg.qr(resid[:, keep])
+    proj = qb.T @ target
+    return float(proj @ proj), int(keep.sum())
+
+
+#: why a candidate was skipped (recorded in the history; skipped tests are not charged)
+TESTED, COLLINEAR, CONSTANT, NO_DF, SEPARATION = 0, 1, 2, 3, 4
+SKIP_REASONS = {
+    TESTED: "",
+    COLLINEAR: "skipped: collinear with the current model",
+    CONSTANT: "skipped: constant",
+    NO_DF: "skipped: no residual degrees of freedom",
+    SEPARATION: "skipped: fit would separate the classes",
+}
+
+
+def skip_codes(block: CandidateBlock, rank: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
+    """Skip code per candidate from its rank after projection and the df left."""
+    codes = np.zeros(len(block), dtype=np.int8)
+    codes[rank == 0] = COLLINEAR
+    if (rank == 0).any():
+        vals = block.values
+        const_cols = np.ptp(vals, axis=0) == 0
+        # a term is constant when all its columns are
+        const_terms = np.logical_and.reduceat(const_cols, block.starts) if len(block) else const_cols
+        codes[(rank == 0) & const_terms] = CONSTANT
+    codes[(codes == TESTED) & (df_resid <= 0)] = NO_DF
+    return codes

@@ -1,0 +1,171 @@
+"""The GLM model state: score (Rao) or likelihood-ratio tests of candidate blocks.
+
+At the current IRLS fit with working weights ``w = 1 / (g'(mu)^2 V(mu))`` and Pearson
+residuals ``z = (y - mu) / sqrt(V(mu))``, one thin QR of ``W^(1/2) X`` scores a whole block:
+with ``B = W^(1/2) C`` and ``B~ = (I - Q Q') B`` the score statistic of candidate j is
+
+    S_j = [ (B~_j' z)^2 / ||B~_j||^2 + ||Q' z||^2 ] / phi,
+
+where the second term (the restricted score, zero at an exact MLE) is kept so that the
+number equals statsmodels' ``GLMResults.score_test(exog_extra=...)`` with expected
+information.  phi is the Pearson dispersion (1 for binomial and Poisson).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import statsmodels.api as sm
+from statsmodels.tools.sm_exceptions import (
+    ConvergenceWarning,
+    PerfectSeparationError,
+    PerfectSeparationWarning,
+)
+
+from ..outcomes import TestOutcomes
+from .base import (
+    COLLINEAR_TOL,
+    SEPARATION,
+    TESTED,
+    Basis,
+    CandidateBlock,
+    multi_column_reduction,
+    skip_codes,
+)
+from .distributions import critical, log_sf
+
+TESTS = ("score", "lr")
+_FIT_TOL = 1e-12
+_FIT_MAXITER = 200
+_MU_EPS = 1e-12
+
+
+class SeparationError(RuntimeError):
+    """The IRLS fit did not reach an interior optimum (separation or divergence)."""
+
+
+def fit_glm(y: np.ndarray, x: np.ndarray, family, start=None, offset=None):
+    """statsmodels GLM fit, tightly converged; raises SeparationError on trouble."""
+    model = sm.GLM(y, x, family=family, offset=offset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PerfectSeparationWarning)
+        warnings.simplefilter("error", ConvergenceWarning)
+        try:
+            return model.fit(start_params=start, tol=_FIT_TOL, maxiter=_FIT_MAXITER)
+        except (PerfectSeparationWarning, PerfectSeparationError) as exc:
+            raise SeparationError(f"perfect separation: {exc}") from None
+        except ConvergenceWarning as exc:
+            raise SeparationError(f"IRLS did not converge: {exc}") from None
+        except np.linalg.LinAlgError as exc:
+            raise SeparationError(f"IRLS failed: {exc}") from None
+
+
+class GLMState:
+    """A GLM fit of y on the current design, refitted (warm start) on each acceptance.
+
+    Parameters
+    ----------
+    y : ndarray, shape (n,)
+    fixed : ndarray, shape (n, k0)
+    family : statsmodels family instance
+    test : {"score", "lr"}
+        ``"score"`` (default) scores a whole block from one fit; ``"lr"`` refits the
+        model once per candidate and uses twice the log-likelihood gain.
+    """
+
+    def __init__(self, y: np.ndarray, fixed: np.ndarray, family, *, test: str = "score"):
+        if test not in TESTS:
+            raise ValueError(f"test must be one of {TESTS} for GLMs, got {test!r}")
+        self.test = test
+        self.family = family
+        self.family_name = type(family).__name__.lower()
+        self.y = np.asarray(y, dtype=float)
+        self.n = len(self.y)
+        self.x = np.asarray(fixed, dtype=float)
+        try:
+            self.result = fit_glm(self.y, self.x, family)
+        except SeparationError as exc:
+            raise ValueError(
+                f"the fixed terms alone cannot be fitted ({exc}); remove the offending fixed terms"
+            ) from None
+        self._refresh()
+
+    @property
+    def k(self) -> int:
+        return self.x.shape[1]
+
+    def _refresh(self) -> None:
+        res = self.result
+        mu = res.fittedvalues
+        if isinstance(self.family, sm.families.Binomial):
+            mu = np.clip(mu, _MU_EPS, 1 - _MU_EPS)
+        var = self.family.variance(mu)
+        self.sqrt_w = np.sqrt(self.family.weights(mu))
+        self.z = (self.y - mu) / np.sqrt(var)
+        self.scale = float(res.scale)
+        self.llf = float(res.llf)
+        self.basis = Basis(self.n, capacity=self.k + 1)
+        self.basis.append(self.sqrt_w[:, None] * self.x)
+        qz = self.basis.q.T @ self.z
+        self.restricted_score = float(qz @ qz)
+        self.z_resid = self.z - self.basis.q @ qz
+
+    def score_block(self, block: CandidateBlock) -> tuple[TestOutcomes, np.ndarray]:
+        """Score (or LR) test of every candidate in ``block``; returns outcomes, skip codes."""
+        m = len(block)
+        widths = block.widths
+        b_all = self.sqrt_w[:, None] * block.values
+        gain = np.zeros(m)
+        rank = widths.astype(int).copy()
+        if (widths == 1).all():
+            resid = self.basis.residualise(b_all)
+            norm2 = np.einsum("ij,ij->j", b_all, b_all)
+            d2 = np.einsum("ij,ij->j", resid, resid)
+            collinear = d2 <= COLLINEAR_TOL * norm2
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gain = np.where(collinear, 0.0, (resid.T @ self.z_resid) ** 2 / np.where(collinear, 1.0, d2))
+            rank = np.where(collinear, 0, 1)
+        else:
+            for j in range(m):
+                sl = slice(block.starts[j], block.starts[j] + widths[j])
+                b = b_all[:, sl]
+                resid = self.basis.residualise(b)
+                gain[j], rank[j] = multi_column_reduction(resid, self.z_resid, float(np.sum(b * b)))
+        codes = skip_codes(block, rank, self.n - self.k - rank)
+        stat = (gain + self.restricted_score) / self.scale
+        df = np.maximum(rank, 1)
+        if self.test == "lr":
+            stat = self._lr_statistics(block, codes)
+        stat = np.where(codes == TESTED, stat, 0.0)
+        out = TestOutcomes(stat, df, np.full(m, np.inf), stat.copy(), log_sf, critical)
+        return out, codes
+
+    def _lr_statistics(self, block: CandidateBlock, codes: np.ndarray) -> np.ndarray:
+        """Twice the log-likelihood gain, one warm-started refit per candidate."""
+        stat = np.zeros(len(block))
+        for j in np.flatnonzero(codes == TESTED):
+            c = block.term(j)
+            start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
+            try:
+                res = fit_glm(self.y, np.column_stack([self.x, c]), self.family, start=start)
+            except SeparationError:
+                codes[j] = SEPARATION
+                continue
+            stat[j] = max(2.0 * (res.llf - self.llf), 0.0)
+        return stat
+
+    def accept(self, values: np.ndarray) -> str | None:
+        """Add a term and refit; returns a refusal reason (separation) or None."""
+        c = np.asarray(values, dtype=float).reshape(self.n, -1)
+        x_new = np.column_stack([self.x, c])
+        start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
+        try:
+            result = fit_glm(self.y, x_new, self.family, start=start)
+        except SeparationError as exc:
+            return str(exc)
+        self.x, self.result = x_new, result
+        self._refresh()
+        return None
+
+    def log_pvalue(self, statistic, df, df_resid):
+        return log_sf(statistic, df, df_resid)

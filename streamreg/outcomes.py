@@ -1,0 +1,99 @@
+"""The numbers a model state returns for a block of candidate terms.
+
+Models produce :class:`TestOutcomes`; policies consume them.  Neither side knows about
+the other, which keeps the wealth rules free of any linear algebra.
+
+Exact p-values cost more than the statistics themselves (a regularised incomplete beta
+per candidate), and for a long stream almost every candidate is far from the current
+level.  ``log_p`` is therefore computed on demand, and :meth:`TestOutcomes.log_p_screened`
+computes it only where it can matter for a decision against a level no larger than a
+given one; the rest are filled in later, in one vectorised call, for the history.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+#: ``log_sf(statistic, df, df_resid) -> log p`` for arrays
+LogSF = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+#: ``crit(log_alpha, df, df_resid) -> statistic`` with ``log_sf(crit) == log_alpha``
+Critical = Callable[[float, int, float], float]
+
+
+@dataclass
+class TestOutcomes:
+    """Test results for ``m`` candidates, each scored *given the same current model*.
+
+    Attributes
+    ----------
+    statistic : ndarray
+        The chi-square-type statistic: ``t**2`` (``d * F`` for a d-column term) for the
+        Gaussian partial test, the score or likelihood-ratio chi-square for GLMs.
+    df : ndarray of int
+        Numerator degrees of freedom (columns of the candidate term).
+    df_resid : ndarray
+        Denominator degrees of freedom (``inf`` for chi-square tests).
+    llr : ndarray
+        Twice the log-likelihood gain of adding the candidate (exact for the Gaussian
+        family and ``test="lr"``; the score statistic, its second-order approximation,
+        otherwise).  Used by fixed-penalty rules.
+    log_p : ndarray
+        Natural log of the p-value (computed lazily, from log-survival functions).
+    """
+
+    __test__ = False  # not a pytest class
+
+    statistic: np.ndarray
+    df: np.ndarray
+    df_resid: np.ndarray
+    llr: np.ndarray
+    log_sf: LogSF = field(repr=False)
+    critical: Critical | None = field(default=None, repr=False)
+    _log_p: np.ndarray | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.statistic)
+
+    @property
+    def log_p(self) -> np.ndarray:
+        if self._log_p is None:
+            self._log_p = self.log_sf(self.statistic, self.df, self.df_resid)
+        return self._log_p
+
+    @property
+    def pvalue(self) -> np.ndarray:
+        return np.exp(self.log_p)
+
+    def log_p_screened(self, log_alpha_max: float) -> np.ndarray:
+        """log p where it may fall below ``log_alpha_max``; NaN where it cannot.
+
+        Any candidate whose statistic is below the critical value of the largest level
+        in play cannot be accepted, so its exact p-value is not needed for a decision.
+        """
+        if self._log_p is not None or self.critical is None:
+            return self.log_p
+        out = np.full(len(self), np.nan)
+        could = np.zeros(len(self), dtype=bool)
+        keys = np.stack([self.df.astype(float), self.df_resid.astype(float)], axis=1)
+        for d, dr in np.unique(keys, axis=0):
+            sel = (self.df == d) & (self.df_resid == dr)
+            crit = self.critical(log_alpha_max, int(d), dr)
+            could |= sel & (self.statistic >= crit * (1 - 1e-9))
+        idx = np.flatnonzero(could)
+        if idx.size:
+            out[idx] = self.log_sf(self.statistic[idx], self.df[idx], self.df_resid[idx])
+        return out
+
+    def take(self, index) -> "TestOutcomes":
+        """The outcomes of a subset of the candidates (numpy indexing)."""
+        return TestOutcomes(
+            self.statistic[index],
+            self.df[index],
+            self.df_resid[index],
+            self.llr[index],
+            self.log_sf,
+            self.critical,
+            None if self._log_p is None else self._log_p[index],
+        )

@@ -1,0 +1,119 @@
+"""The policy interface: how a wealth (or threshold) rule plugs into the search.
+
+A policy sees tests one at a time in a fixed order and answers "accept?" for each.  To
+let the search work on whole blocks of candidates at BLAS speed, a policy describes what
+it *would* do over the next ``m`` tests if none of them were accepted (:meth:`plan`).
+The search then finds the first acceptance in the block, tells the policy what happened
+(:meth:`record`) and plans again from there.  Because a rule's state changes only through
+:meth:`record`, this gives exactly the decisions of the one-at-a-time definition.
+
+Writing a new rule means subclassing :class:`Policy` and implementing ``plan``,
+``record``, ``spawn``, ``parameters`` and ``guarantee``; the search needs nothing else.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..outcomes import TestOutcomes
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a policy would do over a block of tests if it accepted none of them.
+
+    ``accept[i]`` is True where test ``i`` would be accepted *given that tests
+    ``0..i-1`` were all rejected*; only the first True is acted upon.  ``level`` is the
+    nominal test level at each position (reported in the history) and ``wealth`` the
+    wealth after each test under rejection.
+    """
+
+    accept: np.ndarray
+    level: np.ndarray
+    wealth: np.ndarray
+
+
+class Policy(ABC):
+    """Base class of selection rules.
+
+    Subclasses store their parameters in ``__init__`` (and nothing else, as in
+    scikit-learn); the mutable state lives in attributes set by :meth:`start`.
+    """
+
+    #: short name used in summaries and by ``method=`` strings
+    name: str = "policy"
+
+    def start(self, *, n_obs: int, share: float = 1.0, n_candidates: int | None = None) -> None:
+        """Reset the state before a search.
+
+        ``share`` is the fraction of the initial wealth given to this instance (a
+        multi-stream search gives each of k streams ``1/k``); ``n_obs`` and
+        ``n_candidates`` (None when the stream may be infinite) serve rules that need
+        them, e.g. BIC or RIC penalties.
+        """
+        self.n_obs = n_obs
+        self.share = share
+        self.n_candidates = n_candidates
+        self.n_tested = 0
+        self.n_accepted = 0
+        self._reset()
+
+    @abstractmethod
+    def _reset(self) -> None:
+        """Set the rule's own state (wealth, counters) from its parameters."""
+
+    @property
+    def wealth(self) -> float:
+        """Current wealth (``nan`` for rules without one)."""
+        return float("nan")
+
+    def priority(self) -> float:
+        """How much this stream deserves the next test (paper 001, Alg. 2: ``w / i``).
+
+        Rules without a wealth share tests evenly: fewest tests first.
+        """
+        w = self.wealth
+        if np.isnan(w):
+            return -float(self.n_tested)
+        return w / (self.n_tested + 1)
+
+    def run_priorities(self, plan: Plan) -> np.ndarray:
+        """Priority before tests 1, 2, ... of a planned block, all earlier ones rejected."""
+        t = np.arange(1, len(plan.wealth), dtype=float)
+        w = plan.wealth[:-1]
+        if np.isnan(self.wealth):
+            return -(self.n_tested + t)
+        return w / (self.n_tested + 1 + t)
+
+    @abstractmethod
+    def plan(self, outcomes: TestOutcomes) -> Plan:
+        """Decisions over ``outcomes`` in order, assuming none is accepted."""
+
+    @abstractmethod
+    def record(self, outcomes: TestOutcomes, n: int, last_accepted: bool) -> None:
+        """Advance the state over the first ``n`` of ``outcomes``.
+
+        All of them were rejected except, when ``last_accepted``, the ``n``-th.
+        """
+
+    def spawn(self) -> "Policy":
+        """A fresh, unstarted copy with the same parameters (one per stream)."""
+        return type(self)(**self.parameters())
+
+    @abstractmethod
+    def parameters(self) -> dict:
+        """The constructor arguments, for summaries and :meth:`spawn`."""
+
+    @abstractmethod
+    def guarantee(self) -> str:
+        """One or two sentences: what the rule controls and under which assumption."""
+
+    def describe(self) -> str:
+        """``name(param=value, ...)`` for summaries."""
+        args = ", ".join(f"{k}={v}" for k, v in self.parameters().items())
+        return f"{self.name}({args})"
+
+    def __repr__(self) -> str:
+        return self.describe()

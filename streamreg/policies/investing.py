@@ -1,0 +1,182 @@
+"""Alpha-investing and information-investing (paper 000, Fig. 4 and section 4).
+
+Both rules bid ``eps_i = w_i / (2 i)`` of the current wealth ``w_i`` on test ``i``, lose
+the bid when the candidate is rejected and earn a payout when it is accepted; they differ
+only in the acceptance test (a p-value against the bid, or a description-length saving).
+Under rejection the wealth follows ``w_{i+1} = w_i (1 - 1/(2i))``, a product that can be
+written down for a whole block at once; that is what :meth:`plan` does, on the log scale so
+that levels of 1e-10 and below stay exact.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..outcomes import TestOutcomes
+from .base import Plan, Policy
+
+
+class _Investing(Policy):
+    """Shared bookkeeping of the two investing rules."""
+
+    def _initial_wealth(self) -> float:
+        raise NotImplementedError  # pragma: no cover - abstract in practice
+
+    def _payout(self) -> float:
+        raise NotImplementedError  # pragma: no cover
+
+    def _reset(self) -> None:
+        self._log_w = math.log(self._initial_wealth() * self.share)
+
+    @property
+    def wealth(self) -> float:
+        return math.exp(self._log_w)
+
+    def _schedule(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Log-bids, bids and wealth-after for the next m tests, all rejected."""
+        idx = self.n_tested + 1 + np.arange(m, dtype=float)
+        log_keep = np.log1p(-0.5 / idx)  # wealth factor of a rejection at test idx
+        log_w_before = self._log_w + np.concatenate(([0.0], np.cumsum(log_keep[:-1])))
+        log_bid = log_w_before - np.log(2.0 * idx)
+        return log_bid, np.exp(log_bid), np.exp(log_w_before + log_keep)
+
+    def _accept(self, outcomes: TestOutcomes, log_bid: np.ndarray) -> np.ndarray:
+        raise NotImplementedError  # pragma: no cover
+
+    def plan(self, outcomes: TestOutcomes) -> Plan:
+        log_bid, bid, wealth = self._schedule(len(outcomes))
+        return Plan(accept=self._accept(outcomes, log_bid), level=bid, wealth=wealth)
+
+    def record(self, outcomes: TestOutcomes, n: int, last_accepted: bool) -> None:
+        if n == 0:
+            return
+        n_rejected = n - 1 if last_accepted else n
+        if n_rejected:
+            idx = self.n_tested + 1 + np.arange(n_rejected, dtype=float)
+            self._log_w += float(np.sum(np.log1p(-0.5 / idx)))
+            self.n_tested += n_rejected
+        if last_accepted:
+            w = math.exp(self._log_w)
+            bid = w / (2.0 * (self.n_tested + 1))
+            self._log_w = math.log(w - bid + self._payout())
+            self.n_tested += 1
+            self.n_accepted += 1
+
+
+class AlphaInvesting(_Investing):
+    """Alpha-investing of Zhou, Foster, Stine and Ungar (2006), paper 000 Fig. 4.
+
+    Test ``i`` (counting every tested candidate) is run at level
+    ``alpha_i = w_i / (2 i)``; the candidate enters iff ``p_i < alpha_i``.  A rejection
+    costs ``alpha_i``; an acceptance costs ``alpha_i`` and pays ``alpha_delta``.
+
+    Parameters
+    ----------
+    w0 : float, default 0.5
+        Initial wealth (split evenly between streams in a multi-stream search).
+    alpha_delta : float, default 0.5
+        Payout earned by each acceptance; also the mFDR level controlled.
+
+    Examples
+    --------
+    >>> from streamreg.policies import AlphaInvesting
+    >>> AlphaInvesting(w0=0.05, alpha_delta=0.05)
+    alpha-investing(w0=0.05, alpha_delta=0.05)
+    """
+
+    name = "alpha-investing"
+
+    def __init__(self, w0: float = 0.5, alpha_delta: float = 0.5):
+        if not (w0 > 0 and math.isfinite(w0)):
+            raise ValueError(f"w0 must be a positive number, got {w0!r}")
+        if not 0 < alpha_delta < 1:
+            raise ValueError(f"alpha_delta must lie in (0, 1), got {alpha_delta!r}")
+        self.w0 = w0
+        self.alpha_delta = alpha_delta
+
+    def _initial_wealth(self) -> float:
+        return self.w0
+
+    def _payout(self) -> float:
+        return self.alpha_delta
+
+    def _accept(self, outcomes: TestOutcomes, log_bid: np.ndarray) -> np.ndarray:
+        if len(outcomes) == 0:
+            return np.zeros(0, dtype=bool)
+        # bids fall along the block, so the first one bounds them all
+        log_p = outcomes.log_p_screened(float(log_bid.max()))
+        return log_p < log_bid  # NaN (cannot pass) compares False
+
+    def parameters(self) -> dict:
+        return {"w0": self.w0, "alpha_delta": self.alpha_delta}
+
+    def guarantee(self) -> str:
+        eta = self.w0 / self.alpha_delta
+        return (
+            f"mFDR = E[V]/(E[R] + {eta:g}) <= {self.alpha_delta:g} (V false, R all selections), "
+            "valid when each null p-value is super-uniform given the past tests."
+        )
+
+
+class InformationInvesting(_Investing):
+    """Information-investing (paper 000, section 4): a description-length rule.
+
+    With bid ``eps_i = w_i / (2 i)`` bits, a candidate of ``d`` columns and chi-square
+    statistic ``S`` enters iff the bits it saves, ``(S / 2) log2 e``, exceed its cost
+    ``log2(1 / eps_i) + d b`` by more than ``w_delta``; equivalently
+    ``exp(-S/2) < eps_i 2^-(w_delta + d b)``.  Wealth moves as in alpha-investing with
+    payout ``w_delta``.
+
+    Parameters
+    ----------
+    w0 : float, default 0.5
+        Initial wealth in bits.
+    w_delta : float, default 0.5
+        Bits earned per acceptance.
+    coef_bits : float or "bic", default 0
+        Bits charged per coefficient: 0 for the optimal code of section 4.3.1, or
+        ``"bic"`` for ``0.5 log2 n``.
+    """
+
+    name = "information-investing"
+
+    def __init__(self, w0: float = 0.5, w_delta: float = 0.5, coef_bits: float | str = 0.0):
+        if not (w0 > 0 and math.isfinite(w0)):
+            raise ValueError(f"w0 must be a positive number, got {w0!r}")
+        if not w_delta > 0:
+            raise ValueError(f"w_delta must be positive, got {w_delta!r}")
+        if isinstance(coef_bits, str):
+            if coef_bits != "bic":
+                raise ValueError(f"coef_bits must be a number of bits or 'bic', got {coef_bits!r}")
+        elif not coef_bits >= 0:
+            raise ValueError(f"coef_bits must be >= 0, got {coef_bits!r}")
+        self.w0 = w0
+        self.w_delta = w_delta
+        self.coef_bits = coef_bits
+
+    def _initial_wealth(self) -> float:
+        return self.w0
+
+    def _payout(self) -> float:
+        return self.w_delta
+
+    def bits_per_coefficient(self) -> float:
+        if self.coef_bits == "bic":
+            return 0.5 * math.log2(self.n_obs)
+        return float(self.coef_bits)
+
+    def _accept(self, outcomes: TestOutcomes, log_bid: np.ndarray) -> np.ndarray:
+        extra_bits = self.w_delta + outcomes.df * self.bits_per_coefficient()
+        return -0.5 * outcomes.statistic < log_bid - extra_bits * math.log(2.0)
+
+    def parameters(self) -> dict:
+        return {"w0": self.w0, "w_delta": self.w_delta, "coef_bits": self.coef_bits}
+
+    def guarantee(self) -> str:
+        eta = self.w0 / self.w_delta
+        return (
+            f"Accepting implies p < eps_i for a normal test statistic (P(|Z|>t) <= exp(-t^2/2)), "
+            f"so the alpha-investing bound mFDR <= {self.w_delta:g} (eta = {eta:g}) holds "
+            "approximately, to the accuracy of the normal approximation."
+        )

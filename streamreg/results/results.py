@@ -1,0 +1,214 @@
+"""StreamRegResults: the final refit plus the whole selection story."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+
+from ..formula.design import design_matrix
+from ..search.streamwise import SearchResult
+from .summary import add_selection_block
+
+
+class StreamRegResults:
+    """Results of a streamwise selection, read like statsmodels results.
+
+    Attributes
+    ----------
+    fit : statsmodels OLSResults or GLMResults
+        The final refit of fixed + selected terms (a real statsmodels object).
+    selected : DataFrame
+        One row per selected term: order, term, stream, test index, statistic, df,
+        p-value, level and wealth after the acceptance.
+    history : DataFrame
+        One row per candidate examined, tested or skipped, in search order.
+    selected_formula : str
+        A plain formula for the refit, usable with ``statsmodels.formula.api``.
+    """
+
+    def __init__(self, *, search: SearchResult, fit, rhs: str, response_label: str, response_name: str,
+                 train: pd.DataFrame, family, family_name: str, policy, test_description: str,
+                 success_level=None, n_dropped: int = 0, formula: str | None = None):
+        self.fit = fit
+        self.search = search
+        self.history = search.history
+        self.selected = search.selected
+        self.per_stream = search.per_stream
+        self.stopped_by = search.stopped_by
+        self.formula = formula
+        self.selected_formula = f"{response_label} ~ {rhs}"
+        self.response_name = response_name
+        self.success_level = success_level
+        self.family = family
+        self.family_name = family_name
+        self.policy = policy
+        self.policy_description = policy.describe()
+        self.test_description = test_description
+        self.n_dropped = n_dropped
+        self._rhs = rhs
+        self._train = train
+
+    # statsmodels-style accessors -------------------------------------------------
+    @property
+    def params(self) -> pd.Series:
+        return self.fit.params
+
+    @property
+    def bse(self) -> pd.Series:
+        return self.fit.bse
+
+    @property
+    def pvalues(self) -> pd.Series:
+        return self.fit.pvalues
+
+    @property
+    def tvalues(self) -> pd.Series:
+        return self.fit.tvalues
+
+    @property
+    def nobs(self) -> int:
+        return int(self.fit.nobs)
+
+    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        return self.fit.conf_int(alpha=alpha)
+
+    @property
+    def selected_terms(self) -> list[str]:
+        return list(self.selected["term"])
+
+    @property
+    def wealth(self) -> pd.DataFrame:
+        """Wealth after each test, one column per stream (forward-filled), indexed by test."""
+        h = self.history[self.history["test"].notna()]
+        if h.empty:
+            return pd.DataFrame()
+        w = h.pivot_table(index="test", columns="stream", values="wealth", aggfunc="last", sort=False)
+        w = w.reindex(columns=list(self.per_stream.index)).sort_index().ffill()
+        start = {s: p.share * _initial_wealth(p) for s, p in self.search.policies.items()}
+        return w.fillna(pd.Series(start))
+
+    # prediction --------------------------------------------------------------
+    def design(self, newdata: pd.DataFrame) -> pd.DataFrame:
+        """The refit's design matrix coded on ``newdata`` (training factor levels)."""
+        if not isinstance(newdata, pd.DataFrame):
+            raise TypeError("newdata must be a pandas DataFrame with the model's columns")
+        missing = [c for c in self._train.columns if c != self.response_name and c not in newdata.columns]
+        if missing:
+            raise ValueError(f"newdata lacks the column(s) {missing} used by the selected model")
+        return design_matrix(self._rhs, self._train, newdata)
+
+    def predict(self, newdata: pd.DataFrame | None = None, *, linear: bool = False) -> pd.Series:
+        """Predicted mean (or linear predictor) for ``newdata``; the training rows if None."""
+        if newdata is None:
+            x = design_matrix(self._rhs, self._train, self._train)
+            index = self._train.index
+        else:
+            x = self.design(newdata)
+            index = x.index
+        with np.errstate(over="ignore"):  # exp overflow in the logit inverse saturates to 0/1
+            if self.family_name == "gaussian":
+                pred = np.asarray(self.fit.predict(x.to_numpy()))
+            else:
+                pred = np.asarray(self.fit.predict(x.to_numpy(), which="linear" if linear else "mean"))
+        return pd.Series(pred, index=index, name="prediction")
+
+    # the selection story ----------------------------------------------------------
+    def guarantee(self) -> str:
+        """What the rule guarantees, under which assumption (statistics.md section 1)."""
+        return self.policy.guarantee()
+
+    def false_selection_estimate(self) -> float | None:
+        """Plug-in estimate ``alpha_delta * k + W0 - W_final`` (investing rules only)."""
+        payout = getattr(self.policy, "alpha_delta", None) or getattr(self.policy, "w_delta", None)
+        if payout is None or not hasattr(self.policy, "w0"):
+            return None
+        k = len(self.selected)
+        w_final = float(np.nansum(self.per_stream["final_wealth"]))
+        return payout * k + self.policy.w0 - w_final
+
+    def summary(self, alpha: float = 0.05):
+        """statsmodels ``Summary`` with the selection block above the coefficients."""
+        smry = self.fit.summary(alpha=alpha)
+        return add_selection_block(smry, self)
+
+    def tidy(self, conf_int: bool = True, alpha: float = 0.05) -> pd.DataFrame:
+        """One row per coefficient, broom-style column names."""
+        out = pd.DataFrame(
+            {
+                "term": self.params.index,
+                "estimate": self.params.to_numpy(),
+                "std.error": self.bse.to_numpy(),
+                "statistic": np.asarray(self.tvalues),
+                "p.value": self.pvalues.to_numpy(),
+            }
+        )
+        if conf_int:
+            ci = self.conf_int(alpha)
+            out["conf.low"], out["conf.high"] = ci.iloc[:, 0].to_numpy(), ci.iloc[:, 1].to_numpy()
+        return out
+
+    def glance(self) -> pd.DataFrame:
+        """One-row model summary."""
+        f = self.fit
+        row = {
+            "nobs": int(f.nobs),
+            "df.model": float(f.df_model),
+            "logLik": float(f.llf),
+            "AIC": float(f.aic),
+            "BIC": float(f.bic_llf) if hasattr(f, "bic_llf") else float(f.bic),
+            "tested": int(self.per_stream["tested"].sum()),
+            "selected": len(self.selected),
+            "method": self.policy_description,
+        }
+        if self.family_name == "gaussian":
+            row["r.squared"] = float(f.rsquared)
+            row["sigma"] = math.sqrt(float(f.scale))
+        else:
+            row["deviance"] = float(f.deviance)
+        return pd.DataFrame([row])
+
+    # plots -----------------------------------------------------------------------
+    def plot_wealth(self, ax=None):
+        """Wealth per stream against the test index; returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        ax = ax or plt.gca()
+        w = self.wealth
+        for col in w.columns:
+            ax.step(w.index.astype(float), w[col].to_numpy(), where="post", label=str(col))
+        sel = self.selected
+        if len(sel):
+            ax.scatter(sel["test"], sel["wealth"], marker="o", color="k", zorder=3, label="selected")
+        ax.set_xlabel("test")
+        ax.set_ylabel("wealth")
+        ax.legend(loc="best", fontsize="small")
+        return ax
+
+    def plot_pvalues(self, ax=None):
+        """p-values of every test (log scale) against the level in force; returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        ax = ax or plt.gca()
+        h = self.history[self.history["test"].notna()]
+        t = h["test"].astype(float)
+        ax.scatter(t, h["pvalue"].clip(lower=1e-300), s=6, c=np.where(h["accepted"], "C3", "C0"))
+        ax.plot(t, h["level"], color="k", lw=1, label="level")
+        ax.set_yscale("log")
+        ax.set_xlabel("test")
+        ax.set_ylabel("p-value")
+        ax.legend(loc="best", fontsize="small")
+        return ax
+
+    def __repr__(self) -> str:
+        terms = ", ".join(self.selected_terms) or "none"
+        return f"<StreamRegResults: {self.selected_formula!r}; selected {len(self.selected)} ({terms})>"
+
+    def __getstate__(self):
+        return self.__dict__.copy()
+
+
+def _initial_wealth(policy) -> float:
+    w0 = getattr(policy, "w0", float("nan"))
+    return float(w0)

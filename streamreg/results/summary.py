@@ -1,0 +1,83 @@
+"""The selection block printed above the coefficient table.
+
+Computing and formatting are separate, as with R's ``summary`` and its print method:
+:func:`selection_facts` gathers the numbers, :func:`add_selection_block` lays them out in
+a statsmodels ``Summary`` so text, HTML and LaTeX come for free.
+"""
+from __future__ import annotations
+
+import textwrap
+
+from statsmodels.iolib.summary import Summary
+from statsmodels.iolib.table import SimpleTable
+
+
+def selection_facts(res) -> list[tuple[str, str]]:
+    """(label, value) pairs describing how the terms were chosen."""
+    per = res.per_stream
+    facts = [
+        ("Selection method:", res.policy_description),
+        ("Test:", res.test_description),
+        ("Streams:", str(len(per))),
+        ("Candidates tested:", f"{int(per['tested'].sum()):,}"),
+        ("Terms selected:", str(int(per["selected"].sum()))),
+        ("Stopped by:", res.stopped_by),
+    ]
+    if res.n_dropped:
+        facts.append(("Rows dropped (NaN):", str(res.n_dropped)))
+    if res.success_level is not None and res.family_name == "binomial":
+        facts.append(("Modelled:", f"P({res.response_name} = {res.success_level!r})"))
+    return facts
+
+
+def stream_rows(res) -> list[list[str]]:
+    rows = []
+    for name, row in res.per_stream.iterrows():
+        w = row["final_wealth"]
+        rows.append([str(name), f"{int(row['tested']):,}", str(int(row["selected"])),
+                     "-" if w != w else f"{w:.4g}"])
+    return rows
+
+
+def notes(res) -> list[str]:
+    lines = [res.guarantee()]
+    est = res.false_selection_estimate()
+    if est is not None:
+        lines.append(
+            f"Plug-in estimate of false selections (alpha_delta*k + W0 - W_final): {est:.3g} "
+            "(an estimate, not a guarantee)."
+        )
+    lines.append(
+        "Coefficient p-values below come from refitting the selected terms on the same data; "
+        "they ignore the selection and are not valid post-selection p-values."
+    )
+    return lines
+
+
+class StreamRegSummary(Summary):
+    """A statsmodels Summary whose LaTeX output keeps each table its own tabular.
+
+    statsmodels merges all tables into the first one for LaTeX, which fails when they
+    have different numbers of columns, as the selection tables do.
+    """
+
+    def as_latex(self) -> str:
+        parts = [t.as_latex_tabular() for t in self.tables]
+        if self.extra_txt is not None:
+            parts.append(self.extra_txt.replace("\n", " \\newline\n "))
+        return "\n\n".join(parts)
+
+
+def add_selection_block(summary: Summary, res, width: int = 78) -> Summary:
+    """Insert the selection tables after the model header of a statsmodels Summary."""
+    summary.__class__ = StreamRegSummary
+    facts = selection_facts(res)
+    t1 = SimpleTable([[a, b] for a, b in facts], title="Streamwise selection",
+                     txt_fmt=dict(colsep="  ", data_aligns="l"))
+    t2 = SimpleTable(stream_rows(res), headers=["stream", "tested", "selected", "final wealth"])
+    lines = []
+    for note in notes(res):
+        lines.extend(textwrap.wrap(note, width=width))
+    t3 = SimpleTable([[line] for line in lines], txt_fmt=dict(data_aligns="l"))
+    summary.tables[1:1] = [t1, t2, t3]
+    return summary

@@ -1,0 +1,72 @@
+"""The selection history: one row per candidate the search looked at."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..models.base import SKIP_REASONS
+
+ACCEPTED, REJECTED, REFUSED = -1, -2, -3
+STATUS = {ACCEPTED: "accepted", REJECTED: "rejected", REFUSED: "refused: fit would not converge (separation)"}
+STATUS.update({code: reason for code, reason in SKIP_REASONS.items() if code})
+
+
+class HistoryRecorder:
+    """Collects history rows in column chunks (cheap for millions of tests)."""
+
+    _FIELDS = ("test", "stream_test", "statistic", "df", "df_resid", "log_p", "level", "wealth", "status", "pass_")
+
+    def __init__(self):
+        self._chunks: dict[str, list] = {f: [] for f in self._FIELDS}
+        self._names: list[list[str]] = []
+        self._streams: list[tuple[str, int]] = []
+
+    def add(self, stream: str, names: list[str], **cols) -> None:
+        m = len(names)
+        if m == 0:
+            return
+        self._names.append(names)
+        self._streams.append((stream, m))
+        for f in self._FIELDS:
+            v = cols[f]
+            self._chunks[f].append(np.broadcast_to(np.asarray(v), (m,)).copy())
+
+    def frame(self, log_pvalue) -> pd.DataFrame:
+        """The history as a DataFrame; deferred p-values are computed here, vectorised."""
+        if not self._names:
+            cols = ["test", "stream", "stream_test", "term", "statistic", "df", "pvalue", "level",
+                    "wealth", "status", "accepted", "pass"]
+            return pd.DataFrame(columns=cols)
+        c = {f: np.concatenate(self._chunks[f]) for f in self._FIELDS}
+        tested = c["status"] < 0
+        todo = tested & np.isnan(c["log_p"])
+        if todo.any():
+            c["log_p"][todo] = log_pvalue(c["statistic"][todo], c["df"][todo], c["df_resid"][todo])
+        status = pd.Categorical.from_codes(
+            pd.Series(c["status"]).map({k: i for i, k in enumerate(STATUS)}).to_numpy(),
+            categories=list(STATUS.values()),
+        )
+        nan_if_skipped = lambda a: np.where(tested, a, np.nan)  # noqa: E731
+        stream = np.concatenate([np.repeat(np.array([s], dtype=object), m) for s, m in self._streams])
+        return pd.DataFrame(
+            {
+                "test": _int_or_na(c["test"], tested),
+                "stream": stream,
+                "stream_test": _int_or_na(c["stream_test"], tested),
+                "term": np.concatenate([np.asarray(n, dtype=object) for n in self._names]),
+                "statistic": nan_if_skipped(c["statistic"]),
+                "df": c["df"].astype(int),
+                "pvalue": nan_if_skipped(np.exp(c["log_p"])),
+                "log_p": nan_if_skipped(c["log_p"]),
+                "level": c["level"],
+                "wealth": c["wealth"],
+                "status": status,
+                "accepted": c["status"] == ACCEPTED,
+                "pass": c["pass_"].astype(int),
+            }
+        )
+
+
+def _int_or_na(values: np.ndarray, keep: np.ndarray) -> pd.arrays.IntegerArray:
+    """Nullable integers: ``values`` where ``keep``, <NA> elsewhere (skipped candidates)."""
+    return pd.arrays.IntegerArray(values.astype(np.int64), ~keep)

@@ -1,0 +1,99 @@
+"""Streams: lazy sources of candidate terms, consumed in blocks.
+
+A stream hands out candidates ``take(k)`` at a time as a :class:`TermBlock` (names plus
+one stacked matrix), so that a million single-column candidates never become a million
+Python objects, and an infinite generator is read only as far as the search goes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..models.base import CandidateBlock
+
+
+@dataclass
+class TermBlock:
+    """Consecutive candidates of one stream.
+
+    ``names[j]`` is term j's name (a formula-ready expression where the stream knows
+    one); ``columns[j]`` the names of its design columns (None: the term name).
+    ``specs[j]`` is whatever the stream needs to rebuild the term on new data.
+    """
+
+    stream: str
+    names: list[str]
+    block: CandidateBlock
+    columns: list[list[str]] | None = None
+    specs: list[Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def column_names(self, j: int) -> list[str]:
+        if self.columns is None or self.columns[j] is None:
+            return [self.names[j]]
+        return list(self.columns[j])
+
+    def spec(self, j: int) -> Any:
+        return None if self.specs is None else self.specs[j]
+
+    def tail(self, start: int) -> "TermBlock":
+        """The candidates from position ``start`` on."""
+        b = self.block
+        col0 = int(b.starts[start]) if start < len(self) else b.values.shape[1]
+        return TermBlock(
+            self.stream,
+            self.names[start:],
+            CandidateBlock(b.values[:, col0:], b.widths[start:]),
+            None if self.columns is None else self.columns[start:],
+            None if self.specs is None else self.specs[start:],
+        )
+
+
+@dataclass
+class AcceptedTerm:
+    """A term the search selected, with its values on the training rows."""
+
+    name: str
+    stream: str
+    values: np.ndarray
+    columns: list[str]
+    spec: Any = None
+    extra: dict = field(default_factory=dict)
+
+
+class Stream:
+    """Base class of candidate streams.
+
+    Subclasses implement :meth:`_next_block`; dynamic streams (interactions) may also
+    override :meth:`on_accept` to grow from accepted terms.
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+        self.exhausted = False
+
+    #: number of candidates if known in advance (None for generators)
+    n_candidates: int | None = None
+
+    def take(self, k: int) -> TermBlock | None:
+        """Up to ``k`` next candidates, or None when the stream has none left now."""
+        if self.exhausted:
+            return None
+        block = self._next_block(k)
+        if block is None or len(block) == 0:
+            self.exhausted = True
+            return None
+        return block
+
+    def _next_block(self, k: int) -> TermBlock | None:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def on_accept(self, term: AcceptedTerm) -> None:
+        """Called for every accepted term, whatever its stream."""
+
+    def describe(self) -> str:
+        return self.name
