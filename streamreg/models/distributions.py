@@ -48,7 +48,27 @@ def log_f_sf(x: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
         out[one] = np.log(2.0) + stats.t.logsf(np.sqrt(np.maximum(x[one], 0.0)), df_resid[one])
     if (~one).any():
         out[~one] = stats.f.logsf(x[~one], df[~one], df_resid[~one])
+    far = ~np.isfinite(out) | (out < -600)
+    if far.any():
+        out[far] = _log_f_sf_far(x[far], df[far], df_resid[far])
     return out
+
+
+def _log_f_sf_far(x: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
+    """Far tail of F: P(F > x) = I_u(b, a), u = dfr / (dfr + d x), a = d/2, b = dfr/2.
+
+    I_u(b, a) = u^b (1-u)^a / (b B(a, b)) * 2F1(a + b, 1; b + 1; u), and the hypergeometric
+    series converges fast because u is tiny this far out; all of it on the log scale.
+    """
+    a, b = df / 2.0, df_resid / 2.0
+    log_u = np.log(df_resid) - np.log(df_resid + df * x)
+    u = np.exp(log_u)
+    series = np.ones_like(x)
+    term = np.ones_like(x)
+    for k in range(40):
+        term = term * (a + b + k) / (b + 1 + k) * u
+        series = series + term
+    return b * log_u + a * np.log1p(-u) - np.log(b) - special.betaln(a, b) + np.log(series)
 
 
 def log_sf(statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
@@ -70,19 +90,38 @@ def log_sf(statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.nd
 
 
 def critical(log_alpha: float, df: int, df_resid: float) -> float:
-    """The statistic (on the ``log_sf`` scale) whose p-value is ``exp(log_alpha)``.
+    """A statistic below which the p-value is certainly above ``exp(log_alpha)``.
 
-    Used only to screen candidates, so the far tail may be approximate: a value a hair
-    low merely lets a few more candidates through to the exact computation.
+    Used only to screen candidates, so it errs low: a value a hair low merely lets a few
+    more candidates through to the exact computation, while a value too high would change
+    decisions.  scipy's inverse survival functions lose accuracy or overflow in the far
+    tail, so every guess is checked against :func:`log_sf` and bisected if it fails.
     """
     if log_alpha >= 0:
         return 0.0
+    d, dr = np.array([float(df)]), np.array([float(df_resid)])
+
+    def ok(c: float) -> bool:
+        return bool(np.isfinite(c)) and log_sf(np.array([c]), d, dr)[0] >= log_alpha
+
     alpha = np.exp(log_alpha)
-    if not np.isfinite(df_resid):
-        if alpha > 1e-300:
-            return float(stats.chi2.isf(alpha, df))
-        # invert the leading tail term h - (a-1) log h = -log_alpha - lgamma(a), loosely
-        return 2.0 * max(-log_alpha - 10.0 * df, 0.0)
-    if alpha > 1e-300:
-        return float(df * stats.f.isf(alpha, df, df_resid))
-    return 0.0
+    with np.errstate(all="ignore"):
+        if not np.isfinite(df_resid):
+            guess = float(stats.chi2.isf(alpha, df)) if alpha > 1e-300 else 2.0 * (-log_alpha)
+        else:
+            guess = float(df * stats.f.isf(alpha, df, df_resid)) if alpha > 1e-300 else np.inf
+    guess *= 1 - 1e-9
+    if ok(guess):
+        return guess
+    lo, hi = 0.0, 1.0
+    while ok(hi) and hi < 1e300:
+        lo, hi = hi, hi * 4.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return lo

@@ -47,7 +47,7 @@ class SeparationError(RuntimeError):
 def fit_glm(y: np.ndarray, x: np.ndarray, family, start=None, offset=None):
     """statsmodels GLM fit, tightly converged; raises SeparationError on trouble."""
     model = sm.GLM(y, x, family=family, offset=offset)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), np.errstate(over="ignore"):
         warnings.simplefilter("error", PerfectSeparationWarning)
         warnings.simplefilter("error", ConvergenceWarning)
         try:

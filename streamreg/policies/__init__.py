@@ -5,5 +5,12 @@ See :mod:`streamreg.policies.base` for the interface a new rule implements.
 from .base import Plan, Policy
 from .investing import AlphaInvesting, InformationInvesting
 from .registry import get_policy, register_policy
+from .online_fdr import ADDIS, LOND, SAFFRON, AlphaInvestingFDR, AlphaSpending, LORDPlusPlus
+from .foster_stine import FosterStine
+from .penalties import AIC, BIC, RIC, FixedPenalty
 
 __all__ = ["Plan", "Policy", "AlphaInvesting", "InformationInvesting", "get_policy", "register_policy"]
+__all__ += [
+    "LORDPlusPlus", "LOND", "SAFFRON", "ADDIS", "AlphaSpending", "AlphaInvestingFDR",
+    "FosterStine", "FixedPenalty", "AIC", "BIC", "RIC",
+]

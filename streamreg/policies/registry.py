@@ -5,12 +5,29 @@ from typing import Callable
 
 from .base import Policy
 from .investing import AlphaInvesting, InformationInvesting
+from .foster_stine import FosterStine
+from .online_fdr import ADDIS, LOND, SAFFRON, AlphaInvestingFDR, AlphaSpending, LORDPlusPlus
+from .penalties import AIC, BIC, RIC
 
 _REGISTRY: dict[str, Callable[..., Policy]] = {
     "alpha-investing": AlphaInvesting,
     "alpha_investing": AlphaInvesting,
     "information-investing": InformationInvesting,
     "information_investing": InformationInvesting,
+    "lord++": LORDPlusPlus,
+    "lord": LORDPlusPlus,
+    "lond": LOND,
+    "saffron": SAFFRON,
+    "addis": ADDIS,
+    "alpha-spending": AlphaSpending,
+    "alpha_spending": AlphaSpending,
+    "alpha-investing-fdr": AlphaInvestingFDR,
+    "alpha_investing_fdr": AlphaInvestingFDR,
+    "foster-stine": FosterStine,
+    "foster_stine": FosterStine,
+    "aic": AIC,
+    "bic": BIC,
+    "ric": RIC,
 }
 
 

@@ -23,6 +23,9 @@ def selection_facts(res) -> list[tuple[str, str]]:
         ("Terms selected:", str(int(per["selected"].sum()))),
         ("Stopped by:", res.stopped_by),
     ]
+    refused = int(res.history["status"].astype(str).str.startswith("refused").sum())
+    if refused:
+        facts.append(("Refused (separation):", str(refused)))
     if res.n_dropped:
         facts.append(("Rows dropped (NaN):", str(res.n_dropped)))
     if res.success_level is not None and res.family_name == "binomial":

@@ -164,7 +164,7 @@ def _segment_cumsum(feat: np.ndarray, mass: np.ndarray, n_features: int
     start = np.searchsorted(feat, np.arange(n_features), side="left")
     before = np.concatenate([[0.0], csum])[start]  # mass of all earlier features
     incl = csum - before[feat]
-    excl = incl - mass
+    excl = np.maximum(incl - mass, 0.0)
     total = np.zeros(n_features)
     np.add.at(total, feat, mass)
     return excl, incl, total
@@ -228,7 +228,8 @@ def aggregate_bins(t: TupleList, n_bins: int, *, integer_counts: bool = True) ->
     if integer_counts:
         # counts are integers: round away float noise from the cumulative sums
         excl = np.rint(excl)
-    b = np.minimum(n_bins - 1, np.floor(excl / d[t.feat])).astype(np.int64)
+    # clip: float noise can make the first tuple's mass-before slightly negative
+    b = np.clip(np.floor(excl / d[t.feat]), 0, n_bins - 1).astype(np.int64)
     flat = (t.feat * n_bins + b)
     for c in range(C):
         out[:, :, c] = np.bincount(flat, weights=t.w[:, c], minlength=p * n_bins).reshape(p, n_bins)

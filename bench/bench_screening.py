@@ -1,0 +1,272 @@
+"""Benchmarks for streamreg.screening (not tests): thesis Tables 3.2-3.6 and Sec. 3.4.2.
+
+Usage::
+
+    python bench/bench_screening.py            # full run
+    python bench/bench_screening.py --quick    # smaller grids, fewer rows in the drift run
+
+Part 1 compares the online quantile screeners with the offline binning on the NIPS 2003
+sets in ../shared/data (madelon and arcene: train+valid; dexter, dorothea: train+valid,
+sparse; gisette: valid only - the training data are not available).  Part 2 is the
+concept-drift experiment (eqs. 3.20-3.22).  Tables are printed and also written to
+bench/out/bench_screening.txt.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from streamreg import screening as S  # noqa: E402
+from streamreg.screening import criteria  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data"
+if not DATA.exists():
+    DATA = Path("/work/shared/data")
+OUT = ROOT / "bench" / "out"
+LINES: list[str] = []
+
+
+def emit(s: str = "") -> None:
+    print(s, flush=True)
+    LINES.append(s)
+
+
+# ---- data ----------------------------------------------------------------------------
+def _labels(path: Path) -> np.ndarray:
+    with gzip.open(path, "rt") as f:
+        return np.array([int(float(t)) for t in f.read().split()])
+
+
+def _sparse(path: Path, p: int, binary: bool) -> sp.csr_matrix:
+    rows, cols, vals = [], [], []
+    with gzip.open(path, "rt") as f:
+        for i, line in enumerate(f):
+            for tok in line.split():
+                if binary:
+                    j, v = int(tok), 1.0
+                else:
+                    a, b = tok.split(":")
+                    j, v = int(a), float(b)
+                rows.append(i)
+                cols.append(j - 1)
+                vals.append(v)
+    n = i + 1
+    return sp.csr_matrix((vals, (rows, cols)), shape=(n, p))
+
+
+def load(name: str) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
+    d = DATA / name
+    if name in ("madelon", "arcene"):
+        X = np.vstack([np.loadtxt(d / f"{name}_{s}.data.gz") for s in ("train", "valid")])
+        y = np.concatenate([_labels(d / f"{name}_{s}.labels.gz") for s in ("train", "valid")])
+    elif name == "gisette":
+        X = np.loadtxt(d / "gisette_valid.data.gz")
+        y = _labels(d / "gisette_valid.labels.gz")
+    elif name == "dexter":
+        X = sp.vstack([_sparse(d / f"dexter_{s}.data.gz", 20000, False)
+                       for s in ("train", "valid")]).tocsr()
+        y = np.concatenate([_labels(d / f"dexter_{s}.labels.gz") for s in ("train", "valid")])
+    elif name == "dorothea":
+        X = sp.vstack([_sparse(d / f"dorothea_{s}.data.gz", 100000, True)
+                       for s in ("train", "valid")]).tocsr()
+        y = np.concatenate([_labels(d / f"dorothea_{s}.labels.gz") for s in ("train", "valid")])
+    else:
+        raise KeyError(name)
+    return X, y
+
+
+# ---- part 1: online vs offline --------------------------------------------------------
+def run_online(X, y, eps: float, bs: int) -> tuple[S.OnlineQuantileScreener, float]:
+    on = S.OnlineQuantileScreener("chi2", eps=eps, classes=[-1, 1])
+    t0 = time.perf_counter()
+    for i in range(0, X.shape[0], bs):
+        on.partial_fit(X[i:i + bs], y[i:i + bs])
+    counts = on.counts_
+    return on, (time.perf_counter() - t0) * 1000, counts
+
+
+def offline_counts(X, y) -> tuple[np.ndarray, float]:
+    t0 = time.perf_counter()
+    c = S.bin_counts(X, y)
+    return c, (time.perf_counter() - t0) * 1000
+
+
+def diff_ratio(on: np.ndarray, off: np.ndarray) -> float:
+    """Eq. 3.19: mean |w_on - w_off| / (max W_off - min W_off)."""
+    rng = off.max() - off.min()
+    return float(np.mean(np.abs(on - off)) / rng) if rng > 0 else 0.0
+
+
+def top_mismatch(on: np.ndarray, off: np.ndarray) -> float:
+    """Share of the offline top-10% features whose online rank differs."""
+    p = off.size
+    r_off = np.empty(p, int)
+    r_off[np.argsort(-off, kind="stable")] = np.arange(p)
+    r_on = np.empty(p, int)
+    r_on[np.argsort(-on, kind="stable")] = np.arange(p)
+    top = r_off < max(1, p // 10)
+    return float(np.mean(r_on[top] != r_off[top]))
+
+
+def table(title: str, cols: list[str], rows: list[tuple[str, list]], fmt: str) -> None:
+    emit()
+    emit(title)
+    w = max(10, max(len(c) for c in cols) + 2)
+    emit(f"{'':>12}" + "".join(f"{c:>{w}}" for c in cols))
+    for label, vals in rows:
+        emit(f"{label:>12}" + "".join(f"{format(v, fmt):>{w}}" for v in vals))
+
+
+def part1(quick: bool) -> None:
+    names = ["madelon", "arcene", "gisette", "dexter", "dorothea"]
+    data = {}
+    for nm in names:
+        t0 = time.perf_counter()
+        data[nm] = load(nm)
+        X = data[nm][0]
+        emit(f"loaded {nm}: {X.shape[0]} x {X.shape[1]} "
+             f"{'sparse' if sp.issparse(X) else 'dense'} ({time.perf_counter() - t0:.1f}s)")
+    off = {nm: offline_counts(*data[nm]) for nm in names}
+    off = {nm: offline_counts(*data[nm]) for nm in names}  # second call: warm timings
+    off_scores = {nm: {m: criteria.contingency_score(m, off[nm][0]) for m in ("chi2", "gini", "mi")}
+                  for nm in names}
+
+    batches = [1, 16, 256, 2048] if quick else [2 ** k for k in range(12)]
+    rows = [("offline", [off[nm][1] for nm in names])]
+    for bs in batches:
+        rows.append((str(bs), [run_online(*data[nm], 0.001, bs)[1] for nm in names]))
+    table("Table 3.2 analogue: time (ms) to bin counts vs minibatch size (eps = 0.001)",
+          names, rows, ".0f")
+
+    fs = [5, 50, 100, 500, 1000] if quick else [5, 50, 100, 500, 1000, 1500, 2000]
+    eps_list = [1.0 / f for f in fs]
+    results = {eps: {nm: run_online(*data[nm], eps, 250) for nm in names} for eps in eps_list}
+    rows = [("offline", [off[nm][1] for nm in names])]
+    rows += [(f"{eps:.6g}", [results[eps][nm][1] for nm in names]) for eps in eps_list]
+    table("Table 3.3 analogue: time (ms) vs eps (minibatch 250)", names, rows, ".0f")
+
+    rows = [(f"{eps:.6g}", [float(np.abs(results[eps][nm][2] - off[nm][0]).mean())
+                            for nm in names]) for eps in eps_list]
+    table("Table 3.4 analogue: mean |count difference| per feature per bin per class",
+          names, rows, ".3g")
+    rows = [(f"{eps:.6g}", [float(results[eps][nm][0].sketch_.error_.max()) for nm in names])
+            for eps in eps_list]
+    table("Certified rank error / N (max over features), must be <= eps", names, rows, ".3g")
+    rows = [(f"{eps:.6g}", [results[eps][nm][0].sketch_.n_tuples / data[nm][0].shape[1]
+                            for nm in names]) for eps in eps_list]
+    table("Stored tuples per feature in the levels", names, rows, ".0f")
+
+    for m in ("chi2", "gini", "mi"):
+        dr_rows, mis_rows = [], []
+        for eps in eps_list:
+            dr, mis = [], []
+            for nm in names:
+                on_s = criteria.contingency_score(m, results[eps][nm][2])
+                dr.append(diff_ratio(on_s, off_scores[nm][m]))
+                mis.append(top_mismatch(on_s, off_scores[nm][m]))
+            dr_rows.append((f"{eps:.6g}", dr))
+            mis_rows.append((f"{eps:.6g}", mis))
+        table(f"Table 3.5 analogue ({m}): score difference ratio DR (3.19)", names, dr_rows, ".2g")
+        table(f"Table 3.6 analogue ({m}): top-10% rank mismatch", names, mis_rows, ".2g")
+
+    # moment screeners: exact; report the largest relative deviation and the time
+    rows = []
+    for m in ("t", "fisher"):
+        vals = []
+        for nm in names:
+            X, y = data[nm]
+            ref = S.score(X, y, m).to_numpy()
+            on = S.OnlineMomentScreener(m, classes=[-1, 1])
+            t0 = time.perf_counter()
+            for i in range(0, X.shape[0], 250):
+                on.partial_fit(X[i:i + 250], y[i:i + 250])
+            got = on.scores_.to_numpy()
+            ok = np.isfinite(ref) & (ref > 0)
+            vals.append(float(np.max(np.abs(got[ok] / ref[ok] - 1))))
+        rows.append((m, vals))
+    table("Moment screeners: max relative |online/offline - 1| (minibatch 250)",
+          names, rows, ".1e")
+
+
+# ---- part 2: concept drift -------------------------------------------------------------
+def drift_stream(n: int, shift: int, p: int = 1000, k: int = 100, nu: float = 0.5,
+                 chunk: int = 250, seed: int = 0):
+    """Chunks of eqs. 3.20-3.22 (b = 1, c = 0); labels are the sign of y."""
+    rng = np.random.default_rng(seed)
+    for start in range(0, n, chunk):
+        m = min(chunk, n - start)
+        i = start + np.arange(m)
+        X = nu * rng.normal(size=(m, 1)) + rng.normal(size=(m, p))
+        first = (i // shift) % p
+        idx = (first[:, None] + np.arange(k)[None, :]) % p
+        y = np.take_along_axis(X, idx, axis=1).sum(axis=1) + rng.normal(size=m)
+        yield X, (y > 0).astype(int)
+
+
+def true_set(n: int, shift: int, p: int = 1000, k: int = 100) -> np.ndarray:
+    first = ((n - 1) // shift) % p
+    return (first + np.arange(k)) % p
+
+
+def part2(quick: bool) -> None:
+    n = 20000 if quick else 100000
+    shifts = [250, 500, 1000, 2000]
+    fadings = [None, 0.999, 0.995, 0.99]
+    ks = [100, 200, 500]
+    methods = [("t", "moment"), ("fisher", "moment"), ("mi", "quantile"), ("chi2", "quantile"),
+               ("gini", "quantile")]
+    if quick:
+        methods = methods[:3]
+    emit()
+    emit(f"Concept drift (3.20-3.22): p=1000, 100 true, nu=0.5, b=1, n={n} rows in "
+         "chunks of 250; label = sign(y); detection rate @k of the support at the last row")
+    emit("fading is per row (a row seen a rows ago weighs alpha^a); quantile methods use "
+         "eps=0.01")
+    head = f"{'method':>8}{'shift l':>9}{'fading':>8}" + "".join(f"{'@' + str(k):>8}" for k in ks) \
+        + f"{'sec':>7}"
+    emit(head)
+    for m, kind in methods:
+        for shift in shifts:
+            for a in fadings:
+                if kind == "quantile" and quick and a not in (None, 0.995):
+                    continue
+                scr = (S.OnlineMomentScreener(m, fading=a, classes=[0, 1]) if kind == "moment"
+                       else S.OnlineQuantileScreener(m, eps=0.01, fading=a, classes=[0, 1]))
+                t0 = time.perf_counter()
+                for X, y in drift_stream(n, shift):
+                    scr.partial_fit(X, y)
+                s = scr.scores_.to_numpy()
+                order = np.argsort(-s, kind="stable")
+                tru = set(true_set(n, shift).tolist())
+                rates = [len(tru & set(order[:k].tolist())) / len(tru) for k in ks]
+                emit(f"{m:>8}{shift:>9}{str(a):>8}" + "".join(f"{r:>8.2f}" for r in rates)
+                     + f"{time.perf_counter() - t0:>7.1f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small grids and a short drift run")
+    ap.add_argument("--part", choices=["1", "2", "all"], default="all")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    if args.part in ("1", "all"):
+        part1(args.quick)
+    if args.part in ("2", "all"):
+        part2(args.quick)
+    emit()
+    emit(f"total wall time {time.perf_counter() - t0:.0f}s")
+    OUT.mkdir(parents=True, exist_ok=True)
+    suffix = "_quick" if args.quick else ""
+    (OUT / f"bench_screening{suffix}.txt").write_text("\n".join(LINES) + "\n")
+
+
+if __name__ == "__main__":
+    main()

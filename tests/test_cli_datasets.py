@@ -1,0 +1,118 @@
+"""The command line (the README's main job), bundled data and the paper 000 simulator."""
+import gzip
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import streamreg as sr
+from streamreg.cli import main
+
+README_JOB = ["-m", "streamreg", "diagnosis ~ stream(*_mean) + stream(*_se, *_worst)", "--data", "wdbc"]
+
+
+def test_readme_main_job_runs_in_a_subprocess():
+    out = subprocess.run([sys.executable, *README_JOB], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "Streamwise selection" in out.stdout
+    assert "P(diagnosis = 'M')" in out.stdout
+    assert "Selected formula: I((diagnosis == 'M') * 1) ~ 1 + " in out.stdout
+
+
+def test_readme_commands_are_the_ones_tested():
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert 'python -m streamreg "diagnosis ~ stream(*_mean) + stream(*_se, *_worst)" --data wdbc' in readme
+    assert 'pip install ".[test]" && python -m pytest' in readme
+    ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
+    assert 'pip install -q ".[test]" && python -m pytest' in ci
+
+
+def test_cli_writes_latex_html_history_and_reads_csv(tmp_path, capsys):
+    csv = tmp_path / "d.csv"
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame(rng.normal(size=(80, 5)), columns=list("abcde"))
+    d["y"] = d["b"] + 0.1 * rng.normal(size=80)
+    d.to_csv(csv, index=False)
+    code = main(["y ~ stream(*)", "--data", str(csv), "--latex", str(tmp_path / "t.tex"),
+                 "--html", str(tmp_path / "t.html"), "--history", str(tmp_path / "h.csv")])
+    assert code == 0
+    assert "OLS Regression Results" in capsys.readouterr().out
+    assert "\\begin{tabular}" in (tmp_path / "t.tex").read_text()
+    assert "<table" in (tmp_path / "t.html").read_text()
+    assert len(pd.read_csv(tmp_path / "h.csv")) == 5
+
+
+def test_cli_errors_are_messages_not_tracebacks(capsys):
+    assert main(["y ~ stream(*)", "--data", "no_such_file.csv"]) == 2
+    assert "neither a bundled data set" in capsys.readouterr().err
+    assert main(["diagnosis ~ stream(zzz*)", "--data", "wdbc"]) == 2
+    assert "matches no column" in capsys.readouterr().err
+
+
+def test_wdbc_matches_the_uci_original():
+    ds = sr.datasets.load("wdbc")
+    d = ds.data
+    assert d.shape == (569, 32)
+    assert d["diagnosis"].value_counts().to_dict() == {"B": 357, "M": 212}
+    assert list(d.columns[2:5]) == ["radius_mean", "texture_mean", "perimeter_mean"]
+    assert d.columns[-1] == "fractal_dimension_worst"
+    assert len(d.filter(like="_se").columns) == 10
+    raw = Path(__file__).resolve().parents[1] / "datasets" / "wdbc" / "wdbc.data.gz"
+    text = gzip.decompress(raw.read_bytes())
+    assert hashlib.sha256(text).hexdigest().startswith("d606af411f3e")
+    orig = pd.read_csv(raw, header=None)
+    np.testing.assert_array_equal(orig.iloc[:, 2:].to_numpy(), d.iloc[:, 2:].to_numpy())
+    assert "Street" in ds.description
+    with pytest.raises(ValueError, match="unknown data set"):
+        sr.datasets.load("nope")
+
+
+def test_make_synthetic_design_and_lazy_stream_agree():
+    sim = sr.datasets.make_synthetic(n=50, m=2500, k=4, seed=7)
+    x = sim.data.drop(columns="y").to_numpy()
+    true_idx = [int(t[1:]) - 1 for t in sim.true_features]
+    resid = sim.y - x[:, true_idx].sum(axis=1)
+    assert 0.05 < resid.std() < 0.2  # noise sd 0.1
+    lazy = sr.datasets.make_synthetic(n=50, m=2500, k=4, seed=7, lazy=True)
+    assert lazy.data is None
+    np.testing.assert_array_equal(lazy.y, sim.y)
+    blocks = []
+    while (b := lazy.stream.take(700)) is not None:
+        blocks.append(b.block.values)
+    np.testing.assert_array_equal(np.concatenate(blocks, axis=1), x)
+    first = sr.datasets.make_synthetic(n=20, m=100, positions="first", seed=1)
+    last = sr.datasets.make_synthetic(n=20, m=100, positions="last", seed=1)
+    assert first.true_features == ["x1", "x2", "x3", "x4"]
+    assert last.true_features == ["x97", "x98", "x99", "x100"]
+    with pytest.raises(ValueError, match="positions must be"):
+        sr.datasets.make_synthetic(positions="middle")
+
+
+def test_select_bad_inputs():
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=30)
+    x = rng.normal(size=(30, 4))
+    bad = x.copy()
+    bad[2, 1] = np.nan
+    with pytest.raises(ValueError, match="contains NaN or infinite values"):
+        sr.select(y, bad)
+    with pytest.raises(ValueError, match="has 29 rows, y has 30"):
+        sr.select(y, x[:29])
+    with pytest.raises(ValueError, match="is empty"):
+        sr.select(y, np.empty((30, 0)))
+    with pytest.raises(ValueError, match="is empty: the iterable yielded no candidate"):
+        sr.select(y, iter([]))
+    with pytest.raises(ValueError, match="binomial response must be 0/1"):
+        sr.select(y, x, family="binomial")
+    with pytest.raises(ValueError, match="y contains NaN"):
+        sr.select(np.r_[y[:-1], np.nan], x)
+    with pytest.raises(ValueError, match="candidate 'g' has 10 rows"):
+        sr.select(y, iter([("g", np.ones(10))]))
+    with pytest.raises(ValueError, match="duplicated candidate name"):
+        sr.select(y, pd.DataFrame(x, columns=["a", "a", "b", "c"]))
+    with pytest.raises(ValueError, match="block_size must be a positive integer"):
+        sr.select(y, x, block_size=0)

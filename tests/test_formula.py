@@ -1,0 +1,165 @@
+"""The formula layer: globs, streams, fixed terms, patsy terms and every error message."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import streamreg as sr
+from streamreg.formula import FormulaError, parse_formula
+
+
+@pytest.fixture
+def df():
+    rng = np.random.default_rng(0)
+    n = 120
+    d = pd.DataFrame(rng.normal(size=(n, 6)), columns=["x1", "x2", "x3", "g_a", "g_b", "age"])
+    d["weird col"] = rng.normal(size=n)
+    d["sex"] = rng.choice(["F", "M"], size=n)
+    d["region"] = rng.choice(["n", "s", "e"], size=n)
+    d["y"] = d["x2"] + 0.5 * d["g_b"] + rng.normal(size=n)
+    d["yb"] = (d["y"] > 0).astype(int)
+    return d
+
+
+def test_globs_in_data_order_and_fixed_columns_excluded(df):
+    fit = sr.streamreg("y ~ x1 + stream(x*) + stream(g_*, 'weird col', name='other')", df, w0=0.05, alpha_delta=0.05)
+    h = fit.history
+    assert list(h.loc[h.stream == "x*", "term"]) == ["x2", "x3"]  # x1 is fixed
+    assert list(h.loc[h.stream == "other", "term"]) == ["g_a", "g_b", "Q('weird col')"]
+    assert list(fit.per_stream.index) == ["x*", "other"]
+    assert "x2" in fit.selected_terms
+
+
+def test_response_never_a_candidate_and_exclude(df):
+    fit = sr.streamreg("y ~ stream(*, exclude=['yb', 'sex', 'region', 'weird col'])", df)
+    assert "y" not in set(fit.history["term"])
+    assert not {"yb", "sex", "region"} & set(fit.history["term"])
+
+
+def test_patsy_term_candidates(df):
+    df2 = df.assign(pos=np.exp(df["x1"]))
+    fit = sr.streamreg("y ~ stream(np.log(pos), x2:x3, C(region), sex)", df2)
+    h = fit.history.set_index("term")
+    assert list(h.index) == ["np.log(pos)", "x2:x3", "C(region)", "sex"]
+    assert h.loc["C(region)", "df"] == 2 and h.loc["sex", "df"] == 1
+
+
+def test_parse_splits_fixed_and_streams():
+    p = parse_formula("y ~ age + C(sex) - 1 + stream(x*, order='variance') + stream(g_*, name='genes')")
+    assert p.response == "y" and p.fixed == "age + C(sex) - 1"
+    assert [s.name for s in p.streams] == ["x*", "genes"]
+    assert p.streams[0].options == {"order": "variance"}
+
+
+@pytest.mark.parametrize(
+    "formula, message",
+    [
+        ("y ~ x1 + x2", "no stream() term"),
+        ("y ~ stream(z*)", "matches no column"),
+        ("y ~ stream(zz)", "no column has that name"),
+        ("y ~ nosuch + stream(x*)", "unknown column(s) ['nosuch']"),
+        ("y ~ stream(np.log(nosuch))", "unknown column(s) ['nosuch']"),
+        ("y ~ age:stream(x*)", "cannot appear inside an interaction"),
+        ("y ~ stream(x*", "unclosed '('"),
+        ("y ~ stream(x*))", "unbalanced ')'"),
+        ("~ stream(x*)", "no response"),
+        ("y stream(x*)", "exactly one '~'"),
+        ("nosuch ~ stream(x*)", "is not a column of the data"),
+        ("y ~ stream()", "needs at least one column glob"),
+        ("y ~ stream(x1) + stream(x1)", "two streams are called"),
+        ("y ~ x1 + stream(x1)", "no candidates left"),
+    ],
+)
+def test_formula_errors(df, formula, message):
+    with pytest.raises(FormulaError) as exc:
+        sr.streamreg(formula, df)
+    assert message in str(exc.value)
+
+
+def test_fixed_terms_patsy_cannot_read(df):
+    with pytest.raises(FormulaError, match="doubled"):
+        sr.streamreg("y ~ x1 + + + stream(x2)", df)
+    with pytest.raises(FormulaError, match="patsy cannot read the fixed terms"):
+        sr.streamreg("y ~ x1 ** + stream(x2)", df)
+
+
+def test_missing_values_dropped_and_reported_or_raised(df):
+    d = df.copy()
+    d.loc[[3, 7], "x3"] = np.nan
+    d.loc[5, "g_a"] = np.nan  # not used below: must not drop a row
+    before = d.copy()
+    with pytest.warns(UserWarning, match="dropped 2 rows"):
+        fit = sr.streamreg("y ~ stream(x*)", d)
+    assert fit.nobs == len(d) - 2 and fit.n_dropped == 2
+    assert "Rows dropped (NaN):" in fit.summary().as_text()
+    with pytest.raises(ValueError, match="2 rows have missing values"):
+        sr.streamreg("y ~ stream(x*)", d, missing="raise")
+    pd.testing.assert_frame_equal(d, before)
+
+
+def test_callers_frame_never_modified(df):
+    before = df.copy()
+    sr.streamreg("yb ~ age + C(sex) + stream(x*, g_*)", df, family="binomial")
+    sr.streamreg("y ~ stream(C(region), x*)", df)
+    pd.testing.assert_frame_equal(df, before)
+
+
+def test_collinear_fixed_terms_error(df):
+    d = df.assign(age2=2 * df["age"])
+    with pytest.raises(ValueError, match=r"the fixed terms are collinear: \['age2'\]"):
+        sr.streamreg("y ~ age + age2 + stream(x*)", d)
+    d = df.assign(c=3.0)
+    with pytest.raises(ValueError, match="collinear"):
+        sr.streamreg("y ~ c + stream(x*)", d)
+
+
+def test_too_few_rows_for_fixed_terms(df):
+    small = df.head(3)
+    with pytest.raises(ValueError, match="no residual degrees of freedom"):
+        sr.streamreg("y ~ x1 + age + stream(x2, x3)", small)
+
+
+def test_binomial_response_checks(df):
+    with pytest.raises(ValueError, match="binomial response must be 0/1"):
+        sr.streamreg("y ~ stream(x*)", df, family="binomial")
+    with pytest.raises(ValueError, match="exactly two levels; 'region' has 3"):
+        sr.streamreg("region ~ stream(x*)", df, family="binomial")
+    fit = sr.streamreg("sex ~ stream(x*)", df, family="binomial")
+    assert fit.success_level == "M" and "P(sex = 'M')" in fit.summary().as_text()
+    np.testing.assert_array_equal(fit.fit.model.endog, (df["sex"] == "M").astype(float))
+    b = df.assign(flag=df["yb"].astype(bool))
+    fitb = sr.streamreg("flag ~ stream(x*)", b, family="binomial")
+    np.testing.assert_array_equal(fitb.fit.model.endog, df["yb"].astype(float))
+    with pytest.raises(ValueError, match="not numeric"):
+        sr.streamreg("sex ~ stream(x*)", df)
+
+
+def test_categorical_response_first_level_is_failure(df):
+    d = df.assign(sex=pd.Categorical(df["sex"], categories=["M", "F"]))
+    fit = sr.streamreg("sex ~ stream(x*)", d, family="binomial")
+    assert fit.success_level == "F"
+
+
+def test_separation_is_recorded_not_raised(df):
+    d = df.assign(sep=(df["x1"] > 0).astype(int))
+    fit = sr.streamreg("sep ~ stream(x*)", d, family="binomial")
+    h = fit.history.set_index("term")
+    assert h.loc["x1", "status"].startswith("refused")
+    assert "x1" not in fit.selected_terms
+    assert "Refused (separation):" in fit.summary().as_text()
+
+
+def test_duplicated_column_names_rejected(df):
+    d = pd.concat([df[["y", "x1"]], df[["x1"]]], axis=1)
+    with pytest.raises(ValueError, match="duplicated column names"):
+        sr.streamreg("y ~ stream(x*)", d)
+
+
+def test_unknown_family_and_method(df):
+    with pytest.raises(ValueError, match="unknown family"):
+        sr.streamreg("y ~ stream(x*)", df, family="weibull")
+    with pytest.raises(ValueError, match="unknown method 'magic'"):
+        sr.streamreg("y ~ stream(x*)", df, method="magic")
+    with pytest.raises(ValueError, match="alpha_delta must lie in"):
+        sr.streamreg("y ~ stream(x*)", df, alpha_delta=2)
+    with pytest.raises(ValueError, match="test must be one of"):
+        sr.streamreg("y ~ stream(x*)", df, test="wald")
