@@ -31,7 +31,8 @@ def as_matrix(
     feature_names: Sequence[str] | None = None,
     *,
     sparse_format: str = "csc",
-) -> tuple[np.ndarray | sp.spmatrix, list[str]]:
+    want_names: bool = True,
+) -> tuple[np.ndarray | sp.spmatrix, list[str] | None]:
     """Return ``(matrix, names)`` with a float64 matrix and one name per column.
 
     DataFrames keep their column names; other input gets ``x0, x1, ...`` unless
@@ -81,7 +82,7 @@ def as_matrix(
         names = [str(n) for n in feature_names]
         if len(names) != p:
             raise ValueError(f"got {len(names)} feature names for {p} columns")
-    elif names is None:
+    elif names is None and want_names:
         names = _default_names(p)
     return M, names
 

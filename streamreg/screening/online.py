@@ -47,8 +47,9 @@ class _OnlineBase:
         self.n_seen_ = 0
 
     def _check_chunk(self, X: Any, y: Any) -> tuple[np.ndarray | sp.spmatrix, np.ndarray]:
-        M, names = as_matrix(X, self._names if self.n_features_ is None else None,
-                             sparse_format="csr")
+        first = self.n_features_ is None
+        M, names = as_matrix(X, self._names if first else None, sparse_format="csr",
+                             want_names=first)
         if self.n_features_ is None:
             self.n_features_ = M.shape[1]
             self._names = names

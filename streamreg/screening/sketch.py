@@ -2,7 +2,7 @@
 
 Structure (thesis 3.3.2, after Zhang & Wang 2007 and Chen & Guestrin 2016):
 
-* rows are collected in a buffer ``s0`` of ``B = ceil(2 / eps)`` rows;
+* rows are collected in a buffer ``s0`` of ``B = max(256, ceil(2 / eps))`` rows;
 * a full buffer becomes an exact :class:`~streamreg.screening.tuples.TupleList`, pruned to
   ``b_0`` tuples, and is carried up the levels like a binary counter: an occupied level
   ``l`` is merged in and the result pruned to ``b_l`` tuples;
@@ -70,7 +70,9 @@ class QuantileSketch:
         self.p = int(n_features)
         self.eps = float(eps)
         self.alpha = None if fading is None or fading == 1 else float(fading)
-        self.block_rows = max(2, math.ceil(2.0 / eps))
+        # the buffer is summarised exactly and pruned to b_0, so its length only trades
+        # memory for fewer flushes; at least 256 rows keeps large eps from flushing often
+        self.block_rows = max(256, math.ceil(2.0 / eps))
         self.n_classes = 0
         self.n_seen = 0
         self.levels: list[tl.TupleList | None] = []

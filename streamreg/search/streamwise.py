@@ -179,6 +179,9 @@ def streamwise_search(
         _record_run(rec, buf, codes, end, used_tested, sub, lp, level, wealth, status,
                     first_global=n_tests + 1, first_stream=first_test)
         n_tests += n_used
+        rejected = used_tested[status == REJECTED]
+        if rejected.size:
+            lane.stream.on_rejected(buf, rejected)
 
         if accept_at is not None and reason is None:
             accepted.append(term)
@@ -246,7 +249,7 @@ def _record_skipped(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, sl:
     nan = np.nan
     rec.add(buf.stream, [buf.names[i] for i in idx], test=-1, stream_test=-1, statistic=nan,
             df=buf.block.widths[idx], df_resid=nan, log_p=nan, level=nan, wealth=nan,
-            status=codes[idx], pass_=1)
+            status=codes[idx], pass_=buf.pass_no)
 
 
 def _record_run(rec, buf, codes, end, used_tested, sub, lp, level, wealth, status, *, first_global, first_stream):
@@ -267,4 +270,4 @@ def _record_run(rec, buf, codes, end, used_tested, sub, lp, level, wealth, statu
     stat[t], df[t], dfr[t], logp[t] = sub.statistic, sub.df, sub.df_resid, lp
     lev[t], wl[t], st[t] = level, wealth, status
     rec.add(buf.stream, buf.names[:n], test=test, stream_test=stream_test, statistic=stat, df=df,
-            df_resid=dfr, log_p=logp, level=lev, wealth=wl, status=st, pass_=1)
+            df_resid=dfr, log_p=logp, level=lev, wealth=wl, status=st, pass_=buf.pass_no)

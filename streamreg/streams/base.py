@@ -28,6 +28,7 @@ class TermBlock:
     block: CandidateBlock
     columns: list[list[str]] | None = None
     specs: list[Any] | None = None
+    pass_no: int = 1  # which pass over the stream offers these candidates (history column)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -50,6 +51,7 @@ class TermBlock:
             CandidateBlock(b.values[:, col0:], b.widths[start:]),
             None if self.columns is None else self.columns[start:],
             None if self.specs is None else self.specs[start:],
+            self.pass_no,
         )
 
 
@@ -94,6 +96,13 @@ class Stream:
 
     def on_accept(self, term: AcceptedTerm) -> None:
         """Called for every accepted term, whatever its stream."""
+
+    def on_rejected(self, block: TermBlock, positions: np.ndarray) -> None:
+        """Called with the positions in ``block`` of this stream's tested, rejected candidates.
+
+        A stream that re-offers rejected candidates in later passes keeps what it needs
+        to rebuild them here (and sets ``pass_no`` on the blocks it offers again).
+        """
 
     def describe(self) -> str:
         return self.name
