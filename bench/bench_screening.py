@@ -217,29 +217,29 @@ def true_set(n: int, shift: int, p: int = 1000, k: int = 100) -> np.ndarray:
 
 
 def part2(quick: bool) -> None:
-    n = 20000 if quick else 100000
+    n = 40000 if quick else 100000
     shifts = [250, 500, 1000, 2000]
-    fadings = [None, 0.999, 0.995, 0.99]
+    fadings = [None, 0.9999, 0.9995, 0.999]
     ks = [100, 200, 500]
-    methods = [("t", "moment"), ("fisher", "moment"), ("mi", "quantile"), ("chi2", "quantile"),
-               ("gini", "quantile")]
+    methods = [("t", "moment"), ("fisher", "moment"), ("mi", "quantile"), ("gini", "quantile")]
     if quick:
         methods = methods[:3]
     emit()
     emit(f"Concept drift (3.20-3.22): p=1000, 100 true, nu=0.5, b=1, n={n} rows in "
          "chunks of 250; label = sign(y); detection rate @k of the support at the last row")
     emit("fading is per row (a row seen a rows ago weighs alpha^a); quantile methods use "
-         "eps=0.01")
+         "eps=0.05")
     head = f"{'method':>8}{'shift l':>9}{'fading':>8}" + "".join(f"{'@' + str(k):>8}" for k in ks) \
         + f"{'sec':>7}"
     emit(head)
     for m, kind in methods:
         for shift in shifts:
             for a in fadings:
-                if kind == "quantile" and quick and a not in (None, 0.995):
+                # the quantile screeners are ~50x slower here: a reduced grid
+                if kind == "quantile" and (a not in (None, 0.9995) or shift not in (250, 2000)):
                     continue
                 scr = (S.OnlineMomentScreener(m, fading=a, classes=[0, 1]) if kind == "moment"
-                       else S.OnlineQuantileScreener(m, eps=0.01, fading=a, classes=[0, 1]))
+                       else S.OnlineQuantileScreener(m, eps=0.05, fading=a, classes=[0, 1]))
                 t0 = time.perf_counter()
                 for X, y in drift_stream(n, shift):
                     scr.partial_fit(X, y)

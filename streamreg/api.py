@@ -13,8 +13,10 @@ from .models import is_ols, make_state, resolve_family
 from .policies import Policy, get_policy
 from .results import StreamRegResults
 from .search import streamwise_search
+from .search.methods import resolve_method, run_search_method
 from .streams.arrays import IterableStream, MatrixStream
-from .streams.base import Stream
+from .streams.base import NameRange, Stream
+from .streams.passes import arrange_streams
 
 _TEST_TEXT = {
     "t": "partial t (F for multi-column terms)",
@@ -37,6 +39,9 @@ def streamreg(
     time_budget: float | None = None,
     missing: str = "drop",
     verbose: bool | int = False,
+    multistream: bool = True,
+    passes: int = 1,
+    functions: Mapping[str, Any] | None = None,
     **method_options,
 ) -> StreamRegResults:
     """Select terms from candidate streams and fit the chosen model.
@@ -53,9 +58,12 @@ def streamreg(
         (``missing="drop"``, reported in the summary) or rejected (``"raise"``).
     family : str or statsmodels family, default "gaussian"
         ``"gaussian"`` uses exact least squares; other families a GLM.
-    method : str or Policy, default "alpha-investing"
+    method : str, Policy or search method, default "alpha-investing"
         The selection rule; ``method_options`` go to its constructor
-        (e.g. ``w0=0.05, alpha_delta=0.05``).
+        (e.g. ``w0=0.05, alpha_delta=0.05``).  Besides the streamwise policies:
+        ``"stepwise-aic"``, ``"stepwise-bic"``, ``"stepwise-ric"`` (R-style stepwise,
+        option ``direction="both"``), ``"grafting"`` and ``"bp-sfs"``; see
+        :mod:`streamreg.search.methods`.
     test : str, optional
         ``"t"`` (default) or ``"paper"`` for the Gaussian family; ``"score"`` (default)
         or ``"lr"`` for GLMs.
@@ -65,6 +73,23 @@ def streamreg(
         Stopping rules for long streams.
     verbose : bool or int
         Progress on stderr every 10,000 tests (or every ``verbose`` tests).
+    multistream : bool, default True
+        True: each stream (feature class) has its own wealth (paper 001, Alg. 2).
+        False: one stream over all classes, smallest class first and dynamic ones
+        (interactions) last -- paper 001's single-stream SFS baseline.
+    passes : int, default 1
+        Re-offer rejected candidates in up to ``passes - 1`` further passes; every
+        re-test is charged and the history's ``pass`` column records it.
+    functions : mapping, optional
+        Callables usable by name in the formula: ``transform(x*, fn=name)`` (an
+        ``n x p`` array in, same shape out) and ``order=name`` (candidate matrix in, one
+        score per column out, largest first; it never sees the response).
+
+    Generated classes may be added to the formula beside ``stream()``:
+    ``interactions(streams..., kind=(1, 2), degree=2)``, ``pca(globs..., k=50)``,
+    ``squares(globs...)``, ``transform(globs..., fn=log|sqrt|log1p|exp|name)`` and
+    ``clusters(globs..., k=)``; every item takes ``order=`` (``given``, ``variance``,
+    ``random`` with ``seed=``, a screening method, or a function name) and ``name=``.
 
     Returns
     -------
@@ -80,18 +105,29 @@ def streamreg(
     ['concave_points_mean', 'radius_worst']
     """
     fam, fam_name = resolve_family(family)
-    policy = get_policy(method, **method_options)
-    design = build_design(formula, data, binomial=isinstance(fam, sm.families.Binomial), missing=missing)
+    kind, policy = resolve_method(method, **method_options)
+    design = build_design(formula, data, binomial=isinstance(fam, sm.families.Binomial), missing=missing,
+                          functions=functions)
     if design.n_dropped:
         warnings.warn(f"dropped {design.n_dropped} rows with missing values in the columns used",
                       stacklevel=2)
     state = make_state(design.y, design.fixed.to_numpy(dtype=float), fam, test)
-    search = streamwise_search(state, design.streams, policy, block_size=block_size, max_tests=max_tests,
-                               max_selected=max_selected, time_budget=time_budget, verbose=verbose)
-    rhs = " + ".join([design.parsed.fixed] + [t.name for t in search.accepted])
+    if kind == "search":  # stepwise, grafting, BP-SFS: their own loop over the streams in formula order
+        if passes != 1:
+            raise ValueError(f"passes= applies to streamwise policies, not to method {method!r}")
+        search = run_search_method(policy, state=state, y=design.y, fixed=design.fixed.to_numpy(dtype=float),
+                                   family=fam, streams=design.streams, block_size=block_size, max_tests=max_tests,
+                                   max_selected=max_selected, time_budget=time_budget)
+    else:
+        streams = arrange_streams(design.streams, multistream=multistream, passes=passes)
+        search = streamwise_search(state, streams, policy, block_size=block_size, max_tests=max_tests,
+                                   max_selected=max_selected, time_budget=time_budget, verbose=verbose)
+    # an RBF-grafted feature enters the refit as its basis columns (patsy expressions)
+    rhs = " + ".join([design.parsed.fixed] + [r for t in search.accepted for r in t.extra.get("rhs", [t.name])])
     train = design.frame
     return _finish(search, rhs, design.response_label, design.response_name, train, design.y, fam, fam_name,
-                   policy, state, design.success_level, design.n_dropped, formula)
+                   policy, state, design.success_level, design.n_dropped, formula,
+                   derived=design.derived, y_ordered=design.y_ordered)
 
 
 def select(
@@ -137,7 +173,7 @@ def select(
     ['x3']
     """
     fam, fam_name = resolve_family(family)
-    policy = get_policy(method, **method_options)
+    kind, policy = resolve_method(method, **method_options)
     yname = getattr(y, "name", None) or "y"
     yv = np.asarray(y)
     if yv.ndim != 1:
@@ -176,8 +212,13 @@ def select(
 
     stream_objs = _as_streams(streams, n)
     state = make_state(yv, fixed_x.to_numpy(dtype=float), fam, test)
-    search = streamwise_search(state, stream_objs, policy, block_size=block_size, max_tests=max_tests,
-                               max_selected=max_selected, time_budget=time_budget, verbose=verbose)
+    if kind == "search":
+        search = run_search_method(policy, state=state, y=yv, fixed=fixed_x.to_numpy(dtype=float), family=fam,
+                                   streams=stream_objs, block_size=block_size, max_tests=max_tests,
+                                   max_selected=max_selected, time_budget=time_budget)
+    else:
+        search = streamwise_search(state, stream_objs, policy, block_size=block_size, max_tests=max_tests,
+                                   max_selected=max_selected, time_budget=time_budget, verbose=verbose)
     names = []
     for t in search.accepted:
         cols = t.columns if t.values.shape[1] == len(t.columns) else [f"{t.name}_{j}" for j in range(t.values.shape[1])]
@@ -210,7 +251,7 @@ def _as_streams(streams, n: int) -> list[Stream]:
             arr = s if s.ndim == 2 else s.reshape(n, -1)
             if arr.shape[0] != n:
                 raise ValueError(f"stream {name!r} has {arr.shape[0]} rows, y has {n}")
-            out.append(MatrixStream(name, arr, [f"{name}_{j}" if len(items) > 1 else f"x{j}" for j in range(arr.shape[1])]))
+            out.append(MatrixStream(name, arr, NameRange(f"{name}_" if len(items) > 1 else "x", 0, arr.shape[1])))
         elif _is_iterable_stream(s):
             out.append(IterableStream(name, s, n))
         else:
@@ -223,8 +264,8 @@ def _is_iterable_stream(s) -> bool:
 
 
 def _finish(search, rhs, response_label, response_name, train, y, fam, fam_name, policy, state,
-            success_level, n_dropped, formula) -> StreamRegResults:
-    x = design_matrix(rhs, train, train)
+            success_level, n_dropped, formula, derived=None, y_ordered=None) -> StreamRegResults:
+    x = design_matrix(rhs, train, train, derived)
     yser = pd.Series(y, index=x.index, name=response_name)
     if is_ols(fam):
         fit = sm.OLS(yser, x).fit()
@@ -234,6 +275,8 @@ def _finish(search, rhs, response_label, response_name, train, y, fam, fam_name,
     return StreamRegResults(
         search=search, fit=fit, rhs=rhs, response_label=response_label, response_name=response_name,
         train=train, family=fam, family_name=fam_name, policy=policy,
-        test_description=_TEST_TEXT.get(getattr(state, "test", ""), str(getattr(state, "test", ""))),
+        test_description=getattr(search, "test_description", "")
+        or _TEST_TEXT.get(getattr(state, "test", ""), str(getattr(state, "test", ""))),
         success_level=success_level, n_dropped=n_dropped, formula=formula,
+        derived=derived, y_ordered=y_ordered,
     )

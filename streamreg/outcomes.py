@@ -76,11 +76,15 @@ class TestOutcomes:
             return self.log_p
         out = np.full(len(self), np.nan)
         could = np.zeros(len(self), dtype=bool)
-        keys = np.stack([self.df.astype(float), self.df_resid.astype(float)], axis=1)
-        for d, dr in np.unique(keys, axis=0):
-            sel = (self.df == d) & (self.df_resid == dr)
-            crit = self.critical(log_alpha_max, int(d), dr)
-            could |= sel & (self.statistic >= crit * (1 - 1e-9))
+        df, dfr = self.df, self.df_resid
+        if (df == df[0]).all() and (dfr == dfr[0]).all():  # the usual case: one reference law
+            groups = [(df[0], dfr[0], slice(None))]
+        else:
+            keys = {(float(a), float(b)) for a, b in zip(df, dfr)}
+            groups = [(d, r, (df == d) & (dfr == r)) for d, r in keys]
+        for d, r, sel in groups:
+            crit = self.critical(log_alpha_max, int(d), float(r))
+            could[sel] |= self.statistic[sel] >= crit
         idx = np.flatnonzero(could)
         if idx.size:
             out[idx] = self.log_sf(self.statistic[idx], self.df[idx], self.df_resid[idx])

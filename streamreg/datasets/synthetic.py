@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 
 from ..models.base import CandidateBlock
-from ..streams.base import Stream, TermBlock
+from ..streams.base import NameRange, Stream, TermBlock
 
-_BLOCK = 1024
+_BLOCK = 4096
 
 
 def _true_positions(m: int, k: int, positions: str, seed) -> np.ndarray:
@@ -61,8 +61,7 @@ class SyntheticStream(Stream):
         vals = self.column_block(b)[:, off : off + k]
         start = self.position
         self.position += vals.shape[1]
-        names = [f"x{j + 1}" for j in range(start, self.position)]
-        return TermBlock(self.name, names, CandidateBlock(vals))
+        return TermBlock(self.name, NameRange("x", start + 1, self.position + 1), CandidateBlock(vals))
 
     def __iter__(self):
         for j in range(self.m):

@@ -18,6 +18,10 @@ import patsy
 
 from ..models.base import CandidateBlock
 from ..streams.base import Stream, TermBlock
+from ..streams.generated import DerivedColumns
+from ..streams.ordering import candidate_order, order_uses_y
+from .classes import (COLUMN_CLASSES, ClassBuild, check_options, column_class_streams, interaction_streams,
+                      matched_columns, resolve_order, stream_label)
 from .parse import FormulaError, ParsedFormula, StreamSpec, parse_formula
 
 _PATSY_NAMES = {"C", "I", "Q", "np", "center", "standardize", "scale", "bs", "cr", "cc", "te"}
@@ -109,11 +113,32 @@ class FrameStream(Stream):
         values = np.concatenate(mats, axis=1) if mats else np.empty((n, 0))
         return TermBlock(self.name, [c.name for c in chunk], CandidateBlock(values, np.asarray(widths)), cols)
 
+    # random access, for streams generated from these candidates (interactions)
+    @property
+    def term_names(self) -> list[str]:
+        return [c.name for c in self.candidates]
 
-def evaluate_term(expression: str, frame: pd.DataFrame) -> tuple[np.ndarray, list[str]]:
+    def is_single_column(self, i: int) -> bool:
+        return self.candidates[i].column is not None
+
+    def term_values(self, i: int) -> np.ndarray:
+        c = self.candidates[i]
+        if c.column is not None:
+            return self.frame[c.column].to_numpy(dtype=float)[:, None]
+        return evaluate_term(c.name, self.frame)[0]
+
+
+def _eval_env(functions: dict | None, depth: int = 1) -> patsy.EvalEnvironment:
+    """This module's namespace (numpy as np) plus user transform functions."""
+    env = patsy.EvalEnvironment.capture(depth)
+    return env.with_outer_namespace(dict(functions)) if functions else env
+
+
+def evaluate_term(expression: str, frame: pd.DataFrame, functions: dict | None = None) -> tuple[np.ndarray, list[str]]:
     """Columns of one patsy term as coded beside an intercept (k-1 for a k-level factor)."""
     try:
-        dm = patsy.dmatrix("1 + " + expression, frame, return_type="dataframe", NA_action="raise")
+        dm = patsy.dmatrix("1 + " + expression, frame, return_type="dataframe", NA_action="raise",
+                           eval_env=_eval_env(functions))
     except patsy.PatsyError as exc:
         raise FormulaError(f"patsy cannot build the candidate term {expression!r}: {exc}") from None
     dm = dm.drop(columns="Intercept", errors="ignore")
@@ -133,9 +158,11 @@ class Design:
     success_level: object | None
     fixed: pd.DataFrame
     streams: list[Stream]
-    frame: pd.DataFrame  # the used columns on the rows kept
+    frame: pd.DataFrame  # the used columns on the rows kept (plus generated PCA columns)
     n_dropped: int
     y_index: pd.Index
+    derived: DerivedColumns | None = None  # state for rebuilding generated terms on new data
+    y_ordered: list[str] | None = None  # streams whose order= looked at the response
 
 
 def _binomial_response(series: pd.Series, name: str) -> tuple[np.ndarray, str, object]:
@@ -167,8 +194,15 @@ def build_design(
     *,
     binomial: bool,
     missing: str = "drop",
+    functions: dict | None = None,
 ) -> Design:
-    """Parse ``formula`` against ``data``; the caller's frame is never modified."""
+    """Parse ``formula`` against ``data``; the caller's frame is never modified.
+
+    ``functions`` maps names usable as ``transform(..., fn=name)`` or ``order=name`` to
+    callables (a transform maps an ``n x p`` array to one of the same shape; an order maps
+    the candidate matrix to one score per column, largest first).
+    """
+    functions = dict(functions or {})
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if missing not in ("drop", "raise"):
@@ -196,12 +230,19 @@ def build_design(
         raise FormulaError(f"unknown column(s) {sorted(unknown)} in the fixed terms; data columns include {columns[:8]}")
     taken = fixed_vars | {resp_col}
 
-    stream_cands: list[tuple[StreamSpec, list[Candidate]]] = []
+    stream_cands: list[tuple[StreamSpec, list]] = []
     used = set(taken)
     for spec in parsed.streams:
-        cands = _resolve_stream(spec, columns, colset, taken, data)
-        for c in cands:
-            used |= {c.column} if c.column is not None else _variables(c.name, colset)
+        check_options(spec)
+        if spec.function == "stream":
+            cands = _resolve_stream(spec, columns, colset, taken, data)
+            for c in cands:
+                used |= {c.column} if c.column is not None else _variables(c.name, colset)
+        elif spec.function in COLUMN_CLASSES:
+            cands = matched_columns(spec, columns, taken, data)
+            used |= set(cands)
+        else:
+            cands = []
         stream_cands.append((spec, cands))
 
     frame = data[[c for c in columns if c in used]]
@@ -234,15 +275,58 @@ def build_design(
     fixed = fixed_matrix(parsed.fixed, frame)
     _check_fixed(fixed, len(frame))
 
+    frame = frame.copy()  # generated PCA columns are added to it
+    build = ClassBuild()
+    sources: dict[str, list[Stream]] = {}
+    stream_items: list[str] = []
+    for pos, (spec, cands) in enumerate(stream_cands):
+        sname = stream_label(spec)
+        if spec.function == "stream":
+            st = FrameStream(sname, frame, cands)
+            order = resolve_order(spec, functions)
+            perm = _frame_order(st, order, y, spec, sname)
+            if perm is not None:
+                st.candidates = [st.candidates[i] for i in perm]
+                if order_uses_y(order):
+                    build.y_ordered.append(sname)
+            build.streams[pos] = [st]
+            stream_items.append(sname)
+        elif spec.function in COLUMN_CLASSES:
+            def sub_stream(name, members):
+                return FrameStream(name, frame, [Candidate(term_name(c), c) for c in members])
+
+            build.streams[pos] = column_class_streams(spec, cands, frame, y, functions, build, term_name, sub_stream)
+        else:
+            continue
+        sources[sname] = build.streams[pos]
+    env = dict(build.derived.functions)
+    for pos, (spec, _) in enumerate(stream_cands):
+        if spec.function == "interactions":
+            build.streams[pos] = interaction_streams(
+                spec, sources, stream_items, len(frame), y, functions,
+                lambda expr: evaluate_term(expr, frame, env), build)
+
     streams: list[Stream] = []
     seen_names: set[str] = set()
-    for spec, cands in stream_cands:
-        name = spec.name
-        if name in seen_names:
-            raise FormulaError(f"two streams are called {name!r}; give them distinct name= arguments")
-        seen_names.add(name)
-        streams.append(FrameStream(name, frame, cands))
-    return Design(parsed, y, resp_col, label, success, fixed, streams, frame, n_dropped, frame.index)
+    for pos in range(len(stream_cands)):
+        for st in build.streams[pos]:
+            if st.name in seen_names:
+                raise FormulaError(f"two streams are called {st.name!r}; give them distinct name= arguments")
+            seen_names.add(st.name)
+            streams.append(st)
+    return Design(parsed, y, resp_col, label, success, fixed, streams, frame, n_dropped, frame.index,
+                  build.derived, build.y_ordered)
+
+
+def _frame_order(st: FrameStream, order, y: np.ndarray, spec: StreamSpec, label: str) -> np.ndarray | None:
+    """Permutation of a ``stream()``'s candidates for its ``order=`` option."""
+    if isinstance(order, str) and order in ("given", "random"):
+        return candidate_order(None, order, seed=spec.options.get("seed"), n=len(st.candidates), what=label)
+    if not all(c.column is not None for c in st.candidates):
+        raise FormulaError(f"{spec.text}: order={spec.options.get('order')!r} scores single numeric columns; "
+                           "this stream has factor or multi-column terms (use 'given' or 'random')")
+    values = st.frame[[c.column for c in st.candidates]].to_numpy(dtype=float)
+    return candidate_order(values, order, y=y, seed=spec.options.get("seed"), what=label)
 
 
 def _unknown_names(rhs: str, colset: set[str]) -> set[str]:
@@ -340,9 +424,18 @@ def _check_fixed(fixed: pd.DataFrame, n: int) -> None:
         )
 
 
-def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame) -> pd.DataFrame:
-    """``rhs`` coded on ``newdata`` exactly as on ``train`` (factor levels, stateful transforms)."""
-    info = patsy.dmatrix(rhs, train, return_type="dataframe").design_info
+def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
+                  derived: DerivedColumns | None = None) -> pd.DataFrame:
+    """``rhs`` coded on ``newdata`` exactly as on ``train`` (factor levels, stateful transforms).
+
+    ``derived`` holds generated-term state fitted on the training rows: PCA columns are
+    recomputed on ``newdata`` from the stored centring, scaling and loadings (never
+    refitted), and user transforms are available to the formula by name.
+    """
+    env = _eval_env(derived.functions if derived else None)
+    if derived:
+        newdata = derived.augment(newdata)
+    info = patsy.dmatrix(rhs, train, return_type="dataframe", eval_env=env).design_info
     try:
         (mat,) = patsy.build_design_matrices([info], newdata, return_type="dataframe", NA_action="raise")
     except patsy.PatsyError as exc:

@@ -11,8 +11,9 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-#: functions that introduce candidate streams (generated classes register here too)
-STREAM_FUNCTIONS = {"stream"}
+#: functions that introduce candidate streams: ``stream()`` and the generated classes
+#: (``interactions()``, ``pca()``, ``squares()``, ``transform()``, ``clusters()``)
+STREAM_FUNCTIONS = {"stream", "interactions", "pca", "squares", "transform", "clusters"}
 _KEYWORD = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$", re.S)
 _GLOB = re.compile(r"^[\w.*?\[\]!]+$")
 

@@ -85,6 +85,37 @@ class Basis:
         return added
 
 
+#: below this fraction of its squared norm left after projection, a candidate's residual
+#: norm is recomputed explicitly instead of by subtraction (which would lose digits)
+_RECOMPUTE_BELOW = 1e-4
+
+
+def reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Squared projection of a target on each candidate's new direction, and its rank.
+
+    ``q_and_target`` is ``[Q, t]``: an orthonormal basis of the model and a target vector
+    orthogonal to it (the residual).  For each column b of ``cols``:
+    ``(b~'t)^2 / ||b~||^2`` with ``b~ = (I - QQ')b``, computed as
+    ``(b't)^2 / (||b||^2 - ||Q'b||^2)`` from one GEMM; ``b~'t = b't`` because Q't = 0.
+    """
+    g = q_and_target.T @ cols
+    qb, u = g[:-1], g[-1]
+    norm2 = np.einsum("ij,ij->j", cols, cols)
+    d2 = norm2 - np.einsum("ij,ij->j", qb, qb)
+    redo = np.flatnonzero(d2 <= _RECOMPUTE_BELOW * norm2)
+    if redo.size:
+        sub = cols[:, redo]
+        q = q_and_target[:, :-1]
+        res = sub - q @ (q.T @ sub)
+        res -= q @ (q.T @ res)  # second pass: exact orthogonality even for near-collinear columns
+        d2[redo] = np.einsum("ij,ij->j", res, res)
+        u[redo] = res.T @ q_and_target[:, -1]
+    collinear = d2 <= COLLINEAR_TOL * norm2
+    safe = np.where(collinear, 1.0, d2)
+    gain = np.where(collinear, 0.0, u * u / safe)
+    return gain, np.where(collinear, 0, 1)
+
+
 def multi_column_reduction(resid: np.ndarray, target: np.ndarray, total_sq: float) -> tuple[float, int]:
     """Squared norm of the projection of ``target`` on span(resid), and its rank.
 

@@ -89,6 +89,27 @@ def log_sf(statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.nd
     return out
 
 
+class CachedCritical:
+    """Critical values reused while the level only falls (as it does between acceptances).
+
+    A critical value computed for a larger level is still a valid screen for a smaller
+    one (it is lower than needed), so it is kept until the level has fallen by a factor
+    ``e`` or rises again; this saves an inverse-cdf evaluation per block.
+    """
+
+    def __init__(self):
+        self._memo: dict[tuple[int, float], tuple[float, float]] = {}
+
+    def __call__(self, log_alpha: float, df: int, df_resid: float) -> float:
+        key = (int(df), float(df_resid))
+        hit = self._memo.get(key)
+        if hit is not None and hit[0] - 1.0 <= log_alpha <= hit[0]:
+            return hit[1]
+        value = critical(log_alpha, df, df_resid)
+        self._memo[key] = (log_alpha, value)
+        return value
+
+
 def critical(log_alpha: float, df: int, df_resid: float) -> float:
     """A statistic below which the p-value is certainly above ``exp(log_alpha)``.
 
@@ -110,12 +131,18 @@ def critical(log_alpha: float, df: int, df_resid: float) -> float:
             guess = float(stats.chi2.isf(alpha, df)) if alpha > 1e-300 else 2.0 * (-log_alpha)
         else:
             guess = float(df * stats.f.isf(alpha, df, df_resid)) if alpha > 1e-300 else np.inf
-    guess *= 1 - 1e-9
-    if ok(guess):
-        return guess
-    lo, hi = 0.0, 1.0
+    if ok(guess * (1 - 1e-7)):  # isf is accurate to a few ulps in the body of the law
+        return guess * (1 - 1e-7)
+    # tail: bracket the root between a valid (low) and an invalid (high) point, then bisect
+    hi = guess if np.isfinite(guess) and guess > 0 else 1.0
+    lo = 0.0
     while ok(hi) and hi < 1e300:
         lo, hi = hi, hi * 4.0
+    if lo == 0.0:
+        for frac in (0.99, 0.9, 0.5):
+            if ok(hi * frac):
+                lo = hi * frac
+                break
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         if ok(mid):

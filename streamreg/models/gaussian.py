@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..outcomes import TestOutcomes
-from .base import COLLINEAR_TOL, TESTED, Basis, CandidateBlock, multi_column_reduction, skip_codes
-from .distributions import critical, log_sf
+from .base import TESTED, Basis, CandidateBlock, multi_column_reduction, reduce_single_columns, skip_codes
+from .distributions import CachedCritical, log_sf
 
 TESTS = ("t", "paper")
 
@@ -36,6 +36,7 @@ class GaussianState:
         if test not in TESTS:
             raise ValueError(f"test must be one of {TESTS} for the Gaussian family, got {test!r}")
         self.test = test
+        self._critical = CachedCritical()
         self.y = np.asarray(y, dtype=float)
         self.n = len(self.y)
         self.basis = Basis(self.n, capacity=fixed.shape[1] + 16)
@@ -54,6 +55,7 @@ class GaussianState:
         # one more projection keeps r orthogonal to Q to rounding error
         self.resid = self.basis.residualise(self.resid[:, None])[:, 0]
         self.rss = float(self.resid @ self.resid)
+        self._qr = np.column_stack([self.basis.q, self.resid])
 
     def score_block(self, block: CandidateBlock) -> tuple[TestOutcomes, np.ndarray]:
         """Test every candidate of ``block`` against the current model.
@@ -67,15 +69,7 @@ class GaussianState:
         rank = widths.astype(int).copy()
         single = widths == 1
         if single.all():
-            cols = block.values
-            resid = self.basis.residualise(cols)
-            norm2 = np.einsum("ij,ij->j", cols, cols)
-            d2 = np.einsum("ij,ij->j", resid, resid)
-            collinear = d2 <= COLLINEAR_TOL * norm2
-            num = (resid.T @ self.resid) ** 2
-            with np.errstate(divide="ignore", invalid="ignore"):
-                drss = np.where(collinear, 0.0, num / np.where(collinear, 1.0, d2))
-            rank = np.where(collinear, 0, 1)
+            drss, rank = self._single_columns(block.values)
         else:
             for j in range(m):
                 b = block.term(j)
@@ -94,8 +88,18 @@ class GaussianState:
             log_p = np.where(skip, 0.0, -drss / (2.0 * self.rss / self.n))
             out = TestOutcomes(stat, df, dfr, llr, log_sf, None, log_p)
         else:
-            out = TestOutcomes(stat, df, dfr, llr, log_sf, critical)
+            out = TestOutcomes(stat, df, dfr, llr, log_sf, self._critical)
         return out, codes
+
+    def _single_columns(self, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """RSS reduction and rank (0/1) of each single-column candidate.
+
+        One GEMM gives ``Q'B`` and ``r'B`` together; ``||B~||^2 = ||B||^2 - ||Q'B||^2`` by
+        Pythagoras (Q is orthonormal), so the residual block is never formed.  Where that
+        difference loses too many digits (candidates nearly in the model's span) it is
+        recomputed from the explicit residual.
+        """
+        return reduce_single_columns(self._qr, cols)
 
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term's columns to the model.  Returns a refusal reason or None."""

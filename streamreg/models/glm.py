@@ -24,15 +24,15 @@ from statsmodels.tools.sm_exceptions import (
 
 from ..outcomes import TestOutcomes
 from .base import (
-    COLLINEAR_TOL,
     SEPARATION,
     TESTED,
     Basis,
     CandidateBlock,
     multi_column_reduction,
+    reduce_single_columns,
     skip_codes,
 )
-from .distributions import critical, log_sf
+from .distributions import CachedCritical, log_sf
 
 TESTS = ("score", "lr")
 _FIT_TOL = 1e-12
@@ -77,6 +77,7 @@ class GLMState:
         if test not in TESTS:
             raise ValueError(f"test must be one of {TESTS} for GLMs, got {test!r}")
         self.test = test
+        self._critical = CachedCritical()
         self.family = family
         self.family_name = type(family).__name__.lower()
         self.y = np.asarray(y, dtype=float)
@@ -109,6 +110,7 @@ class GLMState:
         qz = self.basis.q.T @ self.z
         self.restricted_score = float(qz @ qz)
         self.z_resid = self.z - self.basis.q @ qz
+        self._qz = np.column_stack([self.basis.q, self.z_resid])
 
     def score_block(self, block: CandidateBlock) -> tuple[TestOutcomes, np.ndarray]:
         """Score (or LR) test of every candidate in ``block``; returns outcomes, skip codes."""
@@ -118,13 +120,7 @@ class GLMState:
         gain = np.zeros(m)
         rank = widths.astype(int).copy()
         if (widths == 1).all():
-            resid = self.basis.residualise(b_all)
-            norm2 = np.einsum("ij,ij->j", b_all, b_all)
-            d2 = np.einsum("ij,ij->j", resid, resid)
-            collinear = d2 <= COLLINEAR_TOL * norm2
-            with np.errstate(divide="ignore", invalid="ignore"):
-                gain = np.where(collinear, 0.0, (resid.T @ self.z_resid) ** 2 / np.where(collinear, 1.0, d2))
-            rank = np.where(collinear, 0, 1)
+            gain, rank = reduce_single_columns(self._qz, b_all)
         else:
             for j in range(m):
                 sl = slice(block.starts[j], block.starts[j] + widths[j])
@@ -137,7 +133,7 @@ class GLMState:
         if self.test == "lr":
             stat = self._lr_statistics(block, codes)
         stat = np.where(codes == TESTED, stat, 0.0)
-        out = TestOutcomes(stat, df, np.full(m, np.inf), stat.copy(), log_sf, critical)
+        out = TestOutcomes(stat, df, np.full(m, np.inf), stat.copy(), log_sf, self._critical)
         return out, codes
 
     def _lr_statistics(self, block: CandidateBlock, codes: np.ndarray) -> np.ndarray:

@@ -30,10 +30,10 @@ class StreamRegResults:
 
     def __init__(self, *, search: SearchResult, fit, rhs: str, response_label: str, response_name: str,
                  train: pd.DataFrame, family, family_name: str, policy, test_description: str,
-                 success_level=None, n_dropped: int = 0, formula: str | None = None):
+                 success_level=None, n_dropped: int = 0, formula: str | None = None,
+                 derived=None, y_ordered: list[str] | None = None):
         self.fit = fit
         self.search = search
-        self.history = search.history
         self.selected = search.selected
         self.per_stream = search.per_stream
         self.stopped_by = search.stopped_by
@@ -49,6 +49,13 @@ class StreamRegResults:
         self.n_dropped = n_dropped
         self._rhs = rhs
         self._train = train
+        self._derived = derived  # generated-term state (PCA loadings, transforms) for new data
+        self.order_used_y = list(y_ordered or [])  # streams ordered by a y-dependent score
+
+    @property
+    def history(self) -> pd.DataFrame:
+        """One row per candidate examined (built on first access for long streams)."""
+        return self.search.history
 
     # statsmodels-style accessors -------------------------------------------------
     @property
@@ -94,15 +101,17 @@ class StreamRegResults:
         """The refit's design matrix coded on ``newdata`` (training factor levels)."""
         if not isinstance(newdata, pd.DataFrame):
             raise TypeError("newdata must be a pandas DataFrame with the model's columns")
-        missing = [c for c in self._train.columns if c != self.response_name and c not in newdata.columns]
+        generated = set(self._derived.columns) if self._derived else set()
+        missing = [c for c in self._train.columns
+                   if c != self.response_name and c not in generated and c not in newdata.columns]
         if missing:
             raise ValueError(f"newdata lacks the column(s) {missing} used by the selected model")
-        return design_matrix(self._rhs, self._train, newdata)
+        return design_matrix(self._rhs, self._train, newdata, self._derived)
 
     def predict(self, newdata: pd.DataFrame | None = None, *, linear: bool = False) -> pd.Series:
         """Predicted mean (or linear predictor) for ``newdata``; the training rows if None."""
         if newdata is None:
-            x = design_matrix(self._rhs, self._train, self._train)
+            x = design_matrix(self._rhs, self._train, self._train, self._derived)
             index = self._train.index
         else:
             x = self.design(newdata)
@@ -117,7 +126,12 @@ class StreamRegResults:
     # the selection story ----------------------------------------------------------
     def guarantee(self) -> str:
         """What the rule guarantees, under which assumption (statistics.md section 1)."""
-        return self.policy.guarantee()
+        text = self.policy.guarantee()
+        if self.order_used_y:
+            text += (f" VOID here: the order of stream(s) {self.order_used_y} was chosen by a "
+                     "screening score that looked at the response, so the candidates were not "
+                     "generated independently of y and the wealth guarantee does not apply.")
+        return text
 
     def false_selection_estimate(self) -> float | None:
         """Plug-in estimate ``alpha_delta * k + W0 - W_final`` (investing rules only)."""

@@ -90,7 +90,7 @@ def order_columns(X: Any, y: Any = None, order: Order = "given", seed: int | Non
         return _descending(var)
     if callable(order):
         values = np.asarray(order(X, y), dtype=np.float64).ravel()
-        p = X.shape[1]
+        p = as_matrix(X, want_names=False)[0].shape[1]
         if values.shape[0] != p:
             raise ValueError(
                 f"the ordering callable returned {values.shape[0]} scores for {p} columns; "

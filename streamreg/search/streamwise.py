@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -25,19 +26,36 @@ from ..streams.base import AcceptedTerm, Stream, TermBlock
 from .history import ACCEPTED, REFUSED, REJECTED, HistoryRecorder
 
 
-@dataclass
 class SearchResult:
-    """What the search found; the results layer turns it into a fitted model."""
+    """What the search found; the results layer turns it into a fitted model.
 
-    history: pd.DataFrame
-    accepted: list[AcceptedTerm]
-    selected: pd.DataFrame
-    policies: dict[str, Policy]
-    stream_names: list[str]
-    n_tests: int
-    stopped_by: str
-    elapsed: float
-    per_stream: pd.DataFrame = field(default=None)
+    ``history`` may be given as a DataFrame or as a zero-argument callable that builds it:
+    for long streams the history (and its deferred p-values) is built only when asked for.
+    """
+
+    def __init__(self, history, accepted: list[AcceptedTerm], selected: pd.DataFrame, policies: dict[str, Policy],
+                 stream_names: list[str], n_tests: int, stopped_by: str, elapsed: float,
+                 per_stream: pd.DataFrame | None = None):
+        self._history = history
+        self.accepted = accepted
+        self.selected = selected
+        self.policies = policies
+        self.stream_names = stream_names
+        self.n_tests = n_tests
+        self.stopped_by = stopped_by
+        self.elapsed = elapsed
+        self.per_stream = per_stream
+
+    @property
+    def history(self) -> pd.DataFrame:
+        if callable(self._history):
+            self._history = self._history()
+        return self._history
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_history"] = self.history
+        return state
 
 
 @dataclass
@@ -47,6 +65,7 @@ class _Lane:
     index: int
     stream: Stream
     policy: Policy
+    size: int = 512
     buffer: TermBlock | None = None
     outcomes: object = None
     codes: np.ndarray | None = None
@@ -73,7 +92,9 @@ def streamwise_search(
     policy : Policy
         A template; each stream gets ``policy.spawn()`` with a ``1/k`` wealth share.
     block_size : int
-        Candidates scored together.  Affects speed only, never the decisions.
+        Candidates scored together at first; a stream without acceptances gets blocks
+        twice as large each time (up to about 64 MB).  Affects speed only, never the
+        decisions.
     max_tests, max_selected, time_budget
         Stopping rules for long or infinite streams (tests, selected terms, seconds).
     verbose : bool or int
@@ -87,12 +108,13 @@ def streamwise_search(
     if len(set(names)) != len(names):
         raise ValueError(f"stream names must be unique, got {names}")
     every = 10_000 if verbose is True else int(verbose or 0)
+    max_block = max(block_size, (8 << 20) // max(model.n, 1))
     k = len(streams)
     lanes = []
     for j, s in enumerate(streams):
         p = policy.spawn()
         p.start(n_obs=model.n, share=1.0 / k, n_candidates=s.n_candidates)
-        lanes.append(_Lane(j, s, p))
+        lanes.append(_Lane(j, s, p, size=block_size))
 
     rec = HistoryRecorder()
     accepted: list[AcceptedTerm] = []
@@ -104,7 +126,10 @@ def streamwise_search(
     while True:
         for lane in lanes:
             if lane.buffer is None or len(lane.buffer) == 0:
-                lane.buffer = lane.stream.take(block_size)
+                want = lane.size if max_tests is None else max(1, min(lane.size, max_tests - n_tests))
+                lane.buffer = lane.stream.take(want)
+                # quiet streams get larger blocks (fewer, bigger BLAS calls), up to ~64 MB
+                lane.size = min(2 * lane.size, max_block)
                 lane.outcomes = None
         live = [lane for lane in lanes if lane.buffer is not None]
         if not live:
@@ -124,6 +149,7 @@ def streamwise_search(
         others = [(p, ln.index) for p, ln in zip(prios, live) if ln is not lane]
         if lane.outcomes is None:
             lane.outcomes, lane.codes = model.score_block(lane.buffer.block)
+            _check_finite(lane.outcomes.statistic, lane.buffer)
         buf, codes = lane.buffer, lane.codes
         tested_pos = np.flatnonzero(codes == TESTED)
         outcomes = lane.outcomes.take(tested_pos)
@@ -199,6 +225,7 @@ def streamwise_search(
                     "wealth": float(pol.wealth),
                 }
             )
+            lane.size = block_size
             for other in lanes:
                 other.stream.on_accept(term)
                 other.outcomes = None  # the model changed: rescore what is pending
@@ -216,7 +243,6 @@ def streamwise_search(
                   f"{time.monotonic() - t0:.1f}s", file=sys.stderr)
             next_report += every
 
-    history = rec.frame(model.log_pvalue)
     selected = pd.DataFrame(
         selected_rows,
         columns=["order", "term", "stream", "test", "stream_test", "statistic", "df", "pvalue", "level", "wealth"],
@@ -230,7 +256,7 @@ def streamwise_search(
         }
     ).set_index("stream")
     return SearchResult(
-        history=history,
+        history=partial(rec.frame, model.log_pvalue),
         accepted=accepted,
         selected=selected,
         policies={ln.stream.name: ln.policy for ln in lanes},
@@ -240,6 +266,16 @@ def streamwise_search(
         elapsed=time.monotonic() - t0,
         per_stream=per_stream,
     )
+
+
+def _check_finite(statistic: np.ndarray, buf: TermBlock) -> None:
+    """A NaN or infinity in a candidate makes its statistic non-finite: say which one."""
+    bad = np.flatnonzero(~np.isfinite(statistic))
+    if bad.size:
+        raise ValueError(
+            f"stream {buf.stream!r}: candidate {buf.names[int(bad[0])]!r} contains NaN or infinite values; "
+            "drop or impute them before selection"
+        )
 
 
 def _record_skipped(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, sl: slice) -> None:

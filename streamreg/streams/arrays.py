@@ -8,17 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..models.base import CandidateBlock
-from .base import Stream, TermBlock
-
-
-def _check_finite(values: np.ndarray, stream: str, names: list[str]) -> None:
-    bad = ~np.isfinite(values).all(axis=0)
-    if bad.any():
-        col = names[int(np.flatnonzero(bad)[0])] if len(names) == values.shape[1] else "?"
-        raise ValueError(
-            f"stream {stream!r}: candidate {col!r} contains NaN or infinite values; "
-            "drop or impute them before selection"
-        )
+from .base import NameRange, Stream, TermBlock
 
 
 class MatrixStream(Stream):
@@ -34,8 +24,8 @@ class MatrixStream(Stream):
         if values.shape[1] == 0:
             raise ValueError(f"stream {name!r} is empty: it has no candidate columns")
         self.values = values
-        self.names = list(names)
-        if len(set(self.names)) != len(self.names):
+        self.names = names if isinstance(names, NameRange) else list(names)
+        if not isinstance(names, NameRange) and len(set(self.names)) != len(self.names):
             dup = pd.Index(self.names)[pd.Index(self.names).duplicated()][0]
             raise ValueError(f"stream {name!r}: duplicated candidate name {dup!r}; names must be unique")
         self.order = None if order is None else np.asarray(order)
@@ -54,7 +44,7 @@ class MatrixStream(Stream):
             idx = self.order[start:stop]
             names = [self.names[i] for i in idx]
         vals = np.asarray(self.values[:, idx], dtype=float)
-        _check_finite(vals, self.name, names)
+        # NaN / inf surface as non-finite statistics and are reported by the search
         return TermBlock(self.name, names, CandidateBlock(vals))
 
 
@@ -95,5 +85,4 @@ class IterableStream(Stream):
                 raise ValueError(f"stream {self.name!r} is empty: the iterable yielded no candidate")
             return None
         values = np.concatenate(cols, axis=1)
-        _check_finite(values, self.name, names if all(w == 1 for w in widths) else [])
         return TermBlock(self.name, names, CandidateBlock(values, np.asarray(widths)))

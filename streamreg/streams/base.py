@@ -6,12 +6,42 @@ Python objects, and an infinite generator is read only as far as the search goes
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..models.base import CandidateBlock
+
+
+class NameRange(Sequence):
+    """The names ``f"{prefix}{start}"`` ... ``f"{prefix}{stop - 1}"``, made only when read.
+
+    Long generated streams name millions of candidates of which a handful are selected;
+    building every string up front would cost more than scoring them.
+    """
+
+    def __init__(self, prefix: str, start: int, stop: int):
+        self.prefix, self.start, self.stop = prefix, start, stop
+
+    def __len__(self) -> int:
+        return max(self.stop - self.start, 0)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            lo, hi, step = i.indices(len(self))
+            if step != 1:
+                return [self[j] for j in range(lo, hi, step)]
+            return NameRange(self.prefix, self.start + lo, self.start + max(hi, lo))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return f"{self.prefix}{self.start + i}"
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
 
 
 @dataclass
@@ -24,7 +54,7 @@ class TermBlock:
     """
 
     stream: str
-    names: list[str]
+    names: Sequence[str]
     block: CandidateBlock
     columns: list[list[str]] | None = None
     specs: list[Any] | None = None

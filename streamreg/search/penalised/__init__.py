@@ -1,0 +1,6 @@
+"""L1-penalised online selection: grafting (paper 004) and BP-SFS (paper 003)."""
+from .bpsfs import BPSFS, BayesLambdaRule, bayes_lambda
+from .engine import L1Model
+from .grafting import Grafting, PenalisedSearchResult
+
+__all__ = ["Grafting", "BPSFS", "L1Model", "PenalisedSearchResult", "BayesLambdaRule", "bayes_lambda"]

@@ -1,0 +1,263 @@
+"""Grafting for online feature selection (paper 004, Perkins and Theiler 2003).
+
+An L1-penalised linear (or RBF-additive) model is grown as terms arrive: a weight enters
+iff ``|dL/dw_j| > lam`` at ``w_j = 0``, the model is re-optimised over all active weights,
+weights that reach zero are pruned, and -- with ``retest=True`` -- every earlier rejected
+or pruned weight is re-tested after each entry, so the result is the batch lasso optimum
+over the features seen so far (paper 004, 4.2).  ``lam`` is given, or chosen by k-fold
+cross-validation over a geometric grid below ``lam_max`` (the largest gradient at the
+empty model), as in the paper's experiments; the CV fits standardise and place RBF
+centres on their own training rows.
+
+Scaling (see :mod:`.engine`): mean loss, ``||y - eta||^2 / (2n)`` or the mean binomial
+negative log-likelihood, plus ``lam * sum |w|`` on standardised features; the intercept
+and fixed terms are unpenalised.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+
+from ...models import is_ols
+from ...models.base import CandidateBlock
+from ...streams.base import Stream, TermBlock
+from ..stepwise import collect_blocks
+from ..streamwise import SearchResult
+from .basis import Expander
+from .engine import loss_value
+from .online import LambdaRule, OnlineL1Run, OnlineL1Search, run_to_terms
+
+
+class PenalisedSearchResult(SearchResult):
+    """A :class:`SearchResult` plus the penalised fit behind it.
+
+    ``lam`` is the final lambda (mean-loss scale), ``lambda_path`` its value after each
+    re-optimisation, ``weights`` one row per active weight (term, basis column, weight on
+    the standardised scale), ``cv`` the cross-validation table when lambda was chosen by
+    CV, ``run`` the raw :class:`~.online.OnlineL1Run`.
+    """
+
+    def __init__(self, *, lam: float, lambda_path: list, weights: pd.DataFrame, cv: pd.DataFrame | None,
+                 test_description: str, run: OnlineL1Run, **base):
+        super().__init__(**base)
+        self.lam, self.lambda_path, self.weights, self.cv = lam, lambda_path, weights, cv
+        self.test_description, self.run = test_description, run
+
+
+def loss_for_family(family) -> str:
+    """``"squared"`` for Gaussian identity, ``"logistic"`` for binomial logit; else ValueError."""
+    if is_ols(family):
+        return "squared"
+    if isinstance(family, sm.families.Binomial) and isinstance(family.link, sm.families.links.Logit):
+        return "logistic"
+    raise ValueError(f"grafting and BP-SFS support the gaussian and binomial (logit) families, "
+                     f"not {type(family).__name__}")
+
+
+def _check_nonneg(name: str, value, allow_none: bool = True) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
+            or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
+
+
+class _OnlineL1Method:
+    """Parameters and result building shared by :class:`Grafting` and :class:`BPSFS`."""
+
+    name = "online-l1"
+    share = 1.0  # read by results.wealth; these rules have no wealth
+
+    def _init_common(self, basis, k_max, rbf_width, standardize, max_rejections, max_candidates):
+        self.expander = Expander(basis, k_max=k_max, width=rbf_width, standardize=standardize)
+        if max_rejections is not None and (isinstance(max_rejections, bool) or
+                                           not isinstance(max_rejections, (int, np.integer)) or max_rejections < 1):
+            raise ValueError(f"max_rejections must be a positive integer or None, got {max_rejections!r}")
+        self.basis, self.k_max, self.rbf_width, self.standardize = basis, k_max, rbf_width, standardize
+        self.max_rejections, self.max_candidates = max_rejections, max_candidates
+
+    def spawn(self):
+        return type(self)(**self.parameters())
+
+    def describe(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.parameters().items() if v is not None)
+        return f"{self.name}({args})"
+
+    def __repr__(self) -> str:
+        return self.describe()
+
+    def _blocks(self, streams: list[Stream], block_size: int):
+        for s in streams:
+            while True:
+                b = s.take(block_size)
+                if b is None:
+                    break
+                yield b
+
+    def _result(self, run: OnlineL1Run, streams, loss: str, elapsed: float, cv=None) -> PenalisedSearchResult:
+        accepted, selected = run_to_terms(run)
+        names = [s.name for s in streams]
+        per_stream = pd.DataFrame({
+            "stream": names,
+            "tested": [run.tested_per_stream.get(n, 0) for n in names],
+            "selected": [sum(t.stream == n for t in accepted) for n in names],
+            "final_wealth": [np.nan] * len(names),
+        }).set_index("stream")
+        weights = pd.DataFrame({
+            "term": [run.terms[s.term].name for s in run.active],
+            "column": [("rbf c=%.4g" % s.centre) if s.is_rbf else run.terms[s.term].columns[s.source]
+                       for s in run.active],
+            "weight": run.model.w,
+        })
+        what = "squared-error loss / 2n" if loss == "squared" else "mean binomial negative log-likelihood"
+        return PenalisedSearchResult(
+            history=run.history, accepted=accepted, selected=selected, policies={self.name: self},
+            stream_names=names, n_tests=run.n_tests, stopped_by=run.stopped_by, elapsed=elapsed,
+            per_stream=per_stream, lam=run.rule.lam, lambda_path=run.lambda_path, weights=weights, cv=cv,
+            test_description=(f"gradient test |dL/dw| > lambda = {run.rule.lam:.4g} ({what} + lambda*sum|w|, "
+                              f"{self.expander.describe()} features)"),
+            run=run)
+
+
+class Grafting(_OnlineL1Method):
+    """Grafting (paper 004) as ``method=`` for :func:`streamreg.streamreg` and :func:`streamreg.select`.
+
+    Parameters
+    ----------
+    lam : float, optional
+        The L1 penalty on the mean-loss scale (``alpha`` of scikit-learn's ``Lasso``).
+        None: chosen by ``cv``-fold cross-validation.
+    cv : int
+        Folds for choosing ``lam`` (at least 2).
+    n_lambdas, lambda_ratio : int, float
+        The CV grid: ``n_lambdas`` values from ``lam_max`` down to ``lambda_ratio * lam_max``.
+    basis : {"linear", "rbf"}
+        The paper's linear model or its non-linear model (up to ``k_max`` Gaussian RBFs per
+        feature, width ``rbf_width`` in standard deviations).
+    retest : bool
+        Re-test earlier rejected and pruned weights after each entry (needed for the batch
+        optimum); ``max_rejections`` limits how often one weight may be rejected.
+    random_state : int
+        Seed of the CV fold split.
+
+    Examples
+    --------
+    >>> import numpy as np, streamreg as sr
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 40)); y = 2 * X[:, 5] - X[:, 9] + rng.normal(size=100)
+    >>> sr.select(y, X, method="grafting", lam=0.3).selected_terms
+    ['x5', 'x9']
+    """
+
+    name = "grafting"
+
+    def __init__(self, lam: float | None = None, *, cv: int = 5, n_lambdas: int = 20, lambda_ratio: float = 0.01,
+                 basis: str = "linear", k_max: int = 10, rbf_width: float = 0.3, standardize: bool = True,
+                 retest: bool = True, max_rejections: int | None = None, random_state: int = 0,
+                 max_candidates: int = 1_000_000):
+        if lam is not None:
+            _check_nonneg("lam", lam)
+        if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
+            raise ValueError(f"cv must be an integer >= 2, got {cv!r}")
+        if isinstance(n_lambdas, bool) or not isinstance(n_lambdas, (int, np.integer)) or n_lambdas < 1:
+            raise ValueError(f"n_lambdas must be a positive integer, got {n_lambdas!r}")
+        if not (0 < lambda_ratio < 1):
+            raise ValueError(f"lambda_ratio must be in (0, 1), got {lambda_ratio!r}")
+        self.lam, self.cv, self.n_lambdas, self.lambda_ratio = lam, cv, n_lambdas, lambda_ratio
+        self.retest, self.random_state = retest, random_state
+        self._init_common(basis, k_max, rbf_width, standardize, max_rejections, max_candidates)
+
+    def parameters(self) -> dict:
+        return {"lam": self.lam, "cv": self.cv, "n_lambdas": self.n_lambdas, "lambda_ratio": self.lambda_ratio,
+                "basis": self.basis, "k_max": self.k_max, "rbf_width": self.rbf_width,
+                "standardize": self.standardize, "retest": self.retest, "max_rejections": self.max_rejections,
+                "random_state": self.random_state, "max_candidates": self.max_candidates}
+
+    def describe(self) -> str:
+        lam = getattr(self, "lam_", self.lam)
+        how = "given" if self.lam is not None else f"{self.cv}-fold CV"
+        lam_txt = "?" if lam is None else f"{lam:.4g}"
+        return (f"grafting(lambda={lam_txt} ({how}), basis={self.expander.describe()}, "
+                f"retest={self.retest})")
+
+    def guarantee(self) -> str:
+        return ("Grafting minimises an L1-penalised loss; it controls no error rate. With re-testing the "
+                "weights are the batch lasso optimum over the features seen; lambda chosen by "
+                "cross-validation targets prediction error, not false selections.")
+
+    def search(self, y, fixed, family, streams: list[Stream], *, block_size: int = 512, max_tests=None,
+               max_selected=None, time_budget=None) -> PenalisedSearchResult:
+        loss = loss_for_family(family)
+        t0 = time.monotonic()
+        cv_table = None
+        if self.lam is None:
+            blocks = collect_blocks(streams, block_size, self.max_candidates)
+            lam, cv_table = self.choose_lambda(y, fixed, loss, blocks)
+            source = iter(blocks)
+        else:
+            lam, source = float(self.lam), self._blocks(streams, block_size)
+        self.lam_ = lam
+        search = OnlineL1Search(y, fixed, loss, LambdaRule(lam), self.expander, retest=self.retest,
+                                max_rejections=self.max_rejections)
+        run = search.run(source, max_tests=max_tests, max_selected=max_selected, time_budget=time_budget)
+        return self._result(run, streams, loss, time.monotonic() - t0, cv_table)
+
+    # -------------------------------------------------------------- lambda by CV
+    def lambda_grid(self, y, fixed, loss, blocks: list[TermBlock]) -> np.ndarray:
+        """``n_lambdas`` values from ``lam_max`` (no weight enters) down, geometrically."""
+        search = OnlineL1Search(y, fixed, loss, LambdaRule(0.0), self.expander, record=False)
+        g = search.model.loss_gradient()
+        lam_max, tid = 0.0, 0
+        for b in blocks:
+            for j in range(len(b)):
+                _, v = self.expander.expand(b.block.term(j), tid)
+                tid += 1
+                if v.shape[1]:
+                    lam_max = max(lam_max, float(np.abs(v.T @ g).max()))
+        if lam_max == 0:
+            raise ValueError("no candidate has a non-zero gradient: nothing to select")
+        return lam_max * np.geomspace(1.0, self.lambda_ratio, self.n_lambdas)
+
+    def choose_lambda(self, y, fixed, loss, blocks: list[TermBlock]) -> tuple[float, pd.DataFrame]:
+        """k-fold CV of the mean validation loss over the grid; the smallest mean wins
+        (ties: the larger lambda)."""
+        y = np.asarray(y, dtype=float)
+        fixed = np.asarray(fixed, dtype=float).reshape(len(y), -1)
+        n = len(y)
+        if n < 2 * self.cv:
+            raise ValueError(f"cv={self.cv} folds need at least {2 * self.cv} rows, got {n}")
+        grid = self.lambda_grid(y, fixed, loss, blocks)
+        where = [(bi, j) for bi, b in enumerate(blocks) for j in range(len(b))]
+        perm = np.random.default_rng(self.random_state).permutation(n)
+        folds = np.array_split(perm, self.cv)
+        losses = np.zeros((len(grid), self.cv))
+        for f, va in enumerate(folds):
+            tr = np.setdiff1d(np.arange(n), va)
+            sub = [_rows(b, tr) for b in blocks]
+            for li, lam in enumerate(grid):
+                search = OnlineL1Search(y[tr], fixed[tr], loss, LambdaRule(lam), self.expander,
+                                        retest=self.retest, max_rejections=self.max_rejections, record=False)
+                run = search.run(iter(sub))
+
+                def raw_of(tid, _va=va):
+                    bi, j = where[tid]
+                    return blocks[bi].block.term(j)[_va]
+
+                eta = run.predict_eta(fixed[va], raw_of)
+                losses[li, f] = loss_value(loss, y[va], eta)
+        mean = losses.mean(axis=1)
+        best = int(np.flatnonzero(mean <= mean.min())[0])
+        table = pd.DataFrame({"lam": grid, "cv_loss": mean, "cv_se": losses.std(axis=1, ddof=1) / math.sqrt(self.cv)})
+        table["chosen"] = np.arange(len(grid)) == best
+        return float(grid[best]), table
+
+
+def _rows(block: TermBlock, rows: np.ndarray) -> TermBlock:
+    """The same candidates restricted to some rows (for CV fits)."""
+    b = block.block
+    return TermBlock(block.stream, block.names, CandidateBlock(b.values[rows], b.widths), block.columns,
+                     block.specs, block.pass_no)

@@ -1,0 +1,420 @@
+"""Stepwise selection with a fixed penalty (paper 000, section 2; statistics.md section 5).
+
+Forward stepwise (as R's ``step(direction="forward")``): at every step *all* remaining
+candidates are scored against the current model with one block operation of the model
+state (``score_block``: one projection ``B - Q (Q'B)`` for least squares), the one with the
+largest penalised gain ``2 delta loglik - F d`` enters if that gain is positive (``d`` the
+term's degrees of freedom, its rank given the model), and the search stops when no
+candidate passes.  ``direction="both"`` also considers dropping each selected term (gain
+``F d - 2 delta loglik`` of the removal) and makes the better of the best addition and the
+best removal, as ``step()`` does; each move strictly lowers the criterion, so it ends.
+Fixed terms (the ``lower`` scope of ``step()``) are never dropped.
+
+The comparison is always on the exact ``2 delta loglik``:
+
+* least squares: ``n log(RSS0 / RSS1)`` straight from the block scores;
+* GLMs with ``test="lr"``: the state refits every candidate (exact for all);
+* GLMs with ``test="score"`` (default): the block's score statistics rank the candidates,
+  the ``exact_top`` best by ``score - F d`` are refitted and the decision uses their exact
+  gain.  ``exact_top=None`` refits every candidate, i.e. exactly R's ``step()``; a finite
+  value can miss a candidate whose score badly under-states its likelihood gain.
+
+Stepwise needs every candidate in advance: the streams are read to the end (at most
+``max_candidates`` terms) before the first step.  RIC with ``m`` not given uses the number
+of candidates read; a stream of unknown length then raises ``ValueError`` up front.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..models.base import TESTED, CandidateBlock
+from ..models.gaussian import GaussianState
+from ..models.glm import GLMState, SeparationError, fit_glm
+from ..policies.penalties import AIC, BIC, RIC, FixedPenalty
+from ..streams.base import AcceptedTerm, Stream, TermBlock
+from .streamwise import SearchResult
+
+DIRECTIONS = ("forward", "both")
+_PENALTIES = {"aic": AIC, "bic": BIC, "ric": RIC}
+#: history statuses of a stepwise search
+ADDED, NOT_ADDED, DROPPED, REFUSED = ("accepted", "rejected", "dropped",
+                                      "refused: fit would not converge (separation)")
+STATUSES = [ADDED, NOT_ADDED, DROPPED, REFUSED]
+
+
+class StepwiseResult(SearchResult):
+    """A :class:`SearchResult` plus what is particular to stepwise search.
+
+    ``history`` has one row per move (an addition or a removal) and a last row with the
+    best candidate that failed, when the search stopped for lack of one; ``n_tests``
+    counts candidate evaluations (candidates x steps).
+    """
+
+    def __init__(self, *, penalty: float, direction: str, test_description: str, steps: int, **base):
+        super().__init__(**base)
+        self.penalty, self.direction = penalty, direction
+        self.test_description, self.steps = test_description, steps
+
+
+def collect_blocks(streams: list[Stream], block_size: int, max_candidates: int | None) -> list[TermBlock]:
+    """Read every stream to the end; ``ValueError`` past ``max_candidates`` terms."""
+    blocks, total = [], 0
+    for s in streams:
+        while True:
+            b = s.take(block_size)
+            if b is None:
+                break
+            blocks.append(b)
+            total += len(b)
+            if max_candidates is not None and total > max_candidates:
+                raise ValueError(
+                    f"this method needs all candidates in advance, and the streams hold more than "
+                    f"max_candidates={max_candidates} terms (an infinite stream?); raise max_candidates "
+                    "or use a streamwise method")
+    return blocks
+
+
+def make_penalty(penalty, m: int | None = None) -> FixedPenalty:
+    """A fixed-penalty policy from ``"aic"``, ``"bic"``, ``"ric"``, a number or an instance."""
+    if isinstance(penalty, FixedPenalty):
+        if m is not None:
+            raise ValueError("m cannot be combined with a penalty instance; use RIC(m=...)")
+        return penalty.spawn()
+    if isinstance(penalty, str):
+        key = penalty.lower()
+        if key not in _PENALTIES:
+            raise ValueError(f"unknown penalty {penalty!r}; use 'aic', 'bic', 'ric', a number or a FixedPenalty")
+        if key == "ric":
+            return RIC(m=m)
+        if m is not None:
+            raise ValueError(f"m applies to RIC only, not to {penalty!r}")
+        return _PENALTIES[key]()
+    if isinstance(penalty, (int, float, np.floating)) and not isinstance(penalty, bool):
+        return FixedPenalty(penalty=float(penalty))
+    raise ValueError(f"penalty must be 'aic', 'bic', 'ric', a number or a FixedPenalty, got {penalty!r}")
+
+
+class Stepwise:
+    """Stepwise selection with a fixed penalty, as ``method=`` for :func:`streamreg.streamreg`.
+
+    Parameters
+    ----------
+    penalty : {"aic", "bic", "ric"}, float or FixedPenalty
+        ``F`` per degree of freedom: 2, ``log n`` or ``2 log m``.
+    direction : {"forward", "both"}
+        ``"both"`` also drops selected terms when that lowers the criterion (R's ``step``).
+    m : int, optional
+        Number of candidates for RIC (default: the number read from the streams).
+    exact_top : int or None
+        GLMs with score tests: candidates refitted per step for the exact gain (None: all).
+    max_steps : int, optional
+        Cap on moves.
+    max_candidates : int
+        Cap on the candidates read from streams of unknown length.
+
+    Examples
+    --------
+    >>> import numpy as np, streamreg as sr
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 30)); y = X[:, 2] - X[:, 7] + 0.5 * rng.normal(size=80)
+    >>> sr.select(y, X, method="stepwise-bic").selected_terms
+    ['x7', 'x2']
+    """
+
+    name = "stepwise"
+    share = 1.0  # read by results.wealth; stepwise has no wealth
+
+    def __init__(self, penalty="aic", *, direction: str = "forward", m: int | None = None,
+                 exact_top: int | None = 10, max_steps: int | None = None, max_candidates: int = 1_000_000):
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
+        if exact_top is not None and (isinstance(exact_top, bool) or not isinstance(exact_top, (int, np.integer))
+                                      or exact_top < 1):
+            raise ValueError(f"exact_top must be a positive integer or None, got {exact_top!r}")
+        if max_steps is not None and (not isinstance(max_steps, (int, np.integer)) or max_steps < 0):
+            raise ValueError(f"max_steps must be a non-negative integer or None, got {max_steps!r}")
+        self.penalty_arg, self.m = penalty, m
+        self.policy = make_penalty(penalty, m)  # validates now, not after reading the data
+        self.direction, self.exact_top = direction, exact_top
+        self.max_steps, self.max_candidates = max_steps, max_candidates
+
+    def parameters(self) -> dict:
+        out = {"penalty": self.penalty_arg, "direction": self.direction}
+        if self.m is not None:
+            out["m"] = self.m
+        return out
+
+    def spawn(self) -> "Stepwise":
+        return Stepwise(self.penalty_arg, direction=self.direction, m=self.m, exact_top=self.exact_top,
+                        max_steps=self.max_steps, max_candidates=self.max_candidates)
+
+    def describe(self) -> str:
+        args = f"direction={self.direction!r}"
+        return f"stepwise {self.policy.describe()} F={self._F_text()}, {args}"
+
+    def _F_text(self) -> str:
+        f = getattr(self.policy, "_F", None)
+        return "?" if f is None else f"{f:.4g}"
+
+    def guarantee(self) -> str:
+        return (f"Stepwise selection with a fixed penalty (F = {self._F_text()} per df): fixed penalties control "
+                "no error rate. Each step adds the best of all remaining candidates, so the entering "
+                "statistic is a maximum over many tests and its nominal level is no false-selection "
+                "probability.")
+
+    # ------------------------------------------------------------------ search
+    def search(self, state, streams: list[Stream], fixed: np.ndarray, *, block_size: int = 512,
+               max_tests: int | None = None, max_selected: int | None = None,
+               time_budget: float | None = None) -> StepwiseResult:
+        """Run the stepwise search; ``state`` is the fixed-terms model (changed in place)."""
+        if isinstance(self.policy, RIC) and self.policy.m is None:
+            unknown = [s.name for s in streams if s.n_candidates is None]
+            if unknown:
+                raise ValueError(
+                    f"RIC needs the number of candidates m, and stream(s) {unknown} have no known length; "
+                    "pass m=... (e.g. method='stepwise-ric', m=10000)")
+        t0 = time.monotonic()
+        blocks = collect_blocks(streams, block_size, self.max_candidates)
+        if not blocks:
+            raise ValueError("the streams hold no candidate term")
+        cands = _Candidates(blocks)
+        policy = self.policy
+        policy.start(n_obs=state.n, n_candidates=len(cands))
+        self._fitted_policy = policy
+        F = policy.threshold
+        run = _StepwiseRun(state, np.asarray(fixed, dtype=float), cands, F, self.exact_top)
+
+        stopped, step = "no candidate improves the criterion", 0
+        while True:
+            if self.max_steps is not None and step >= self.max_steps:
+                stopped = "max_steps"
+                break
+            if max_selected is not None and len(run.in_model) >= max_selected:
+                stopped = "max_selected"
+                break
+            if max_tests is not None and run.n_tests >= max_tests:
+                stopped = "max_tests"
+                break
+            if time_budget is not None and time.monotonic() - t0 > time_budget:
+                stopped = "time_budget"
+                break
+            add = run.best_addition()
+            drop = run.best_removal() if self.direction == "both" else None
+            if drop is not None and drop[1] > 0 and (add is None or drop[1] > add[1]):
+                step += 1
+                run.drop(drop[0], drop[2], step, policy)
+                continue
+            if add is None or not add[1] > 0:
+                if add is not None:
+                    run.record(add[0], add[2], add[1], NOT_ADDED, step + 1, policy)
+                break
+            step += 1
+            if not run.add(add[0], add[2], add[1], step, policy):
+                step -= 1  # refused: not a move
+
+        return self._result(run, streams, policy, stopped, step, time.monotonic() - t0)
+
+    def _result(self, run: "_StepwiseRun", streams, policy, stopped, steps, elapsed) -> StepwiseResult:
+        c = run.cands
+        accepted, rows = [], []
+        for order, j in enumerate(run.in_model, start=1):
+            info = run.entry[j]
+            accepted.append(AcceptedTerm(name=c.names[j], stream=c.streams[j], values=c.term(j).copy(),
+                                         columns=c.columns[j], spec=c.specs[j]))
+            rows.append({"order": order, "term": c.names[j], "stream": c.streams[j], "test": info["step"],
+                         "stream_test": info["step"], "statistic": info["llr"], "df": info["df"],
+                         "pvalue": info["pvalue"], "level": info["level"], "wealth": np.nan})
+        selected = pd.DataFrame(rows, columns=["order", "term", "stream", "test", "stream_test", "statistic",
+                                               "df", "pvalue", "level", "wealth"])
+        names = [s.name for s in streams]
+        per_stream = pd.DataFrame({
+            "stream": names,
+            "tested": [int(np.sum(np.asarray(c.streams) == n)) for n in names],
+            "selected": [sum(t.stream == n for t in accepted) for n in names],
+            "final_wealth": [np.nan] * len(names),
+        }).set_index("stream")
+        state = run.state
+        test = "exact 2 delta loglik (n log RSS0/RSS1)" if isinstance(state, GaussianState) else (
+            "exact 2 delta loglik (LR refits)" if state.test == "lr" or self.exact_top is None else
+            f"score statistic ranks, exact 2 delta loglik for the best {self.exact_top} per step")
+        return StepwiseResult(
+            history=run.history(), accepted=accepted, selected=selected, policies={"stepwise": self},
+            stream_names=names, n_tests=run.n_tests, stopped_by=stopped, elapsed=elapsed, per_stream=per_stream,
+            penalty=policy.threshold, direction=self.direction,
+            test_description=f"penalised likelihood, 2 delta loglik > F d; {test}", steps=steps)
+
+    def __repr__(self) -> str:
+        return self.describe()
+
+
+class _Candidates:
+    """All candidate terms stacked in one matrix, with per-term column ranges."""
+
+    def __init__(self, blocks: list[TermBlock]):
+        self.values = np.concatenate([b.block.values for b in blocks], axis=1)
+        self.widths = np.concatenate([b.block.widths for b in blocks]).astype(int)
+        self.starts = np.concatenate(([0], np.cumsum(self.widths)[:-1])).astype(int)
+        self.names = [n for b in blocks for n in b.names]
+        self.streams = [b.stream for b in blocks for _ in b.names]
+        self.columns = [b.column_names(j) for b in blocks for j in range(len(b))]
+        self.specs = [b.spec(j) for b in blocks for j in range(len(b))]
+        self.single = bool((self.widths == 1).all())
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def term(self, j: int) -> np.ndarray:
+        return self.values[:, self.starts[j] : self.starts[j] + self.widths[j]]
+
+    def block(self, idx: np.ndarray) -> CandidateBlock:
+        if self.single:
+            return CandidateBlock(self.values[:, idx], self.widths[idx])
+        cols = np.concatenate([np.arange(self.starts[j], self.starts[j] + self.widths[j]) for j in idx])
+        return CandidateBlock(self.values[:, cols], self.widths[idx])
+
+
+def _loglik(state) -> float:
+    """Maximised log-likelihood of a model state (profile sigma for least squares)."""
+    if isinstance(state, GaussianState):
+        return -0.5 * state.n * (math.log(2 * math.pi * state.rss / state.n) + 1)
+    return float(state.llf)
+
+
+class _StepwiseRun:
+    """The moving parts of one stepwise search."""
+
+    def __init__(self, state, fixed: np.ndarray, cands: _Candidates, F: float, exact_top: int | None):
+        self.state, self.fixed, self.cands, self.F, self.exact_top = state, fixed, cands, F, exact_top
+        self.in_model: list[int] = []
+        self.available = np.ones(len(cands), dtype=bool)
+        self.entry: dict[int, dict] = {}
+        self.rows: list[dict] = []
+        self.n_tests = 0
+
+    # ---------------------------------------------------------------- scoring
+    def best_addition(self):
+        """(candidate, exact gain llr - F d, info) of the best addition, or None."""
+        idx = np.flatnonzero(self.available)
+        if idx.size == 0:
+            return None
+        out, codes = self.state.score_block(self.cands.block(idx))
+        self.n_tests += int(idx.size)
+        ok = codes == TESTED
+        if not ok.any():
+            return None
+        llr, df = out.llr.astype(float), out.df.astype(float)
+        gain = np.where(ok, llr - self.F * df, -np.inf)
+        exact = isinstance(self.state, GaussianState) or self.state.test == "lr"
+        if not exact:
+            # rank by the score statistic, decide on exact refits of the best few
+            order = np.argsort(-gain, kind="stable")
+            order = order[np.isfinite(gain[order])]
+            top = order if self.exact_top is None else order[: self.exact_top]
+            exact_llr = np.full(len(idx), np.nan)
+            for t in top:
+                exact_llr[t] = self._glm_add_llr(idx[t])
+            keep = np.isfinite(exact_llr)
+            if not keep.any():
+                return None
+            llr = np.where(keep, exact_llr, llr)
+            gain = np.where(keep, exact_llr - self.F * df, -np.inf)
+        k = int(np.argmax(gain))  # first maximum: the earliest candidate on ties
+        if not np.isfinite(gain[k]):
+            return None
+        log_p = float(out.log_p[k]) if exact else float("nan")
+        info = {"llr": float(llr[k]), "df": int(df[k]), "pvalue": math.exp(log_p) if log_p == log_p else np.nan}
+        return int(idx[k]), float(gain[k]), info
+
+    def _glm_add_llr(self, j: int) -> float:
+        c = self.cands.term(j)
+        st = self.state
+        start = np.concatenate([st.result.params, np.zeros(c.shape[1])])
+        try:
+            res = fit_glm(st.y, np.column_stack([st.x, c]), st.family, start=start)
+        except SeparationError:
+            return np.nan
+        return max(2.0 * (float(res.llf) - st.llf), 0.0)
+
+    def best_removal(self):
+        """(candidate, gain F d - 2 delta loglik of removing it, info) of the best removal."""
+        if not self.in_model:
+            return None
+        ll_full = _loglik(self.state)
+        best = None
+        for j in self.in_model:
+            try:
+                reduced = self._state_without(j)
+            except (ValueError, SeparationError):
+                continue
+            llr = 2.0 * (ll_full - _loglik(reduced))
+            d = self.entry[j]["df"]
+            gain = self.F * d - llr
+            if best is None or gain > best[1]:
+                best = (j, gain, {"llr": llr, "df": d, "pvalue": np.nan, "state": reduced})
+        return best
+
+    def _state_without(self, j: int):
+        keep = [t for t in self.in_model if t != j]
+        return self._build(keep)
+
+    def _build(self, terms: list[int]):
+        st = self.state
+        if isinstance(st, GaussianState):
+            new = GaussianState(st.y, self.fixed, test=st.test)
+            for t in terms:
+                new.accept(self.cands.term(t))
+            return new
+        x = np.column_stack([self.fixed] + [self.cands.term(t) for t in terms])
+        return GLMState(st.y, x, st.family, test=st.test)
+
+    # ------------------------------------------------------------------ moves
+    def add(self, j: int, info: dict, gain: float, step: int, policy) -> bool:
+        reason = self.state.accept(self.cands.term(j))
+        if reason is not None:
+            self.available[j] = False
+            self.record(j, info, gain, REFUSED, step, policy)
+            return False
+        self.available[j] = False
+        self.in_model.append(j)
+        self.entry[j] = {**info, "step": step, "level": self._level(info["df"], policy)}
+        self.record(j, info, gain, ADDED, step, policy)
+        return True
+
+    def drop(self, j: int, info: dict, step: int, policy) -> None:
+        self.state = info.pop("state")
+        self.in_model.remove(j)
+        self.available[j] = True
+        self.record(j, {**info, "llr": info["llr"]}, -(self.F * info["df"] - info["llr"]), DROPPED, step, policy,
+                    gain_of_move=self.F * info["df"] - info["llr"])
+
+    def _level(self, df: int, policy) -> float:
+        return float(stats.chi2.sf(self.F * df, df))
+
+    def record(self, j, info, gain, status, step, policy, gain_of_move=None) -> None:
+        c = self.cands
+        self.rows.append({
+            "test": step, "stream": c.streams[j], "stream_test": step, "term": c.names[j],
+            "statistic": info["llr"], "df": info["df"], "pvalue": info.get("pvalue", np.nan),
+            "level": self._level(info["df"], policy), "wealth": np.nan, "status": status,
+            "accepted": status == ADDED, "pass": step,
+            "action": "drop" if status == DROPPED else "add",
+            "criterion_change": -(gain if gain_of_move is None else gain_of_move),
+            "model_size": len(self.in_model),
+        })
+
+    def history(self) -> pd.DataFrame:
+        cols = ["test", "stream", "stream_test", "term", "statistic", "df", "pvalue", "log_p", "level", "wealth",
+                "status", "accepted", "pass", "action", "criterion_change", "model_size"]
+        h = pd.DataFrame(self.rows, columns=[c for c in cols if c != "log_p"])
+        h["log_p"] = np.log(h["pvalue"].astype(float))
+        h["test"] = pd.array(h["test"], dtype="Int64")
+        h["stream_test"] = pd.array(h["stream_test"], dtype="Int64")
+        h["status"] = pd.Categorical(h["status"], categories=STATUSES)
+        h["accepted"] = h["accepted"].astype(bool)
+        h["df"] = h["df"].astype(int)
+        return h[cols]

@@ -1,0 +1,200 @@
+"""Generated feature classes: PCA components, squares, transforms, k-means clusters.
+
+Everything here is computed from the candidate columns alone, never from the response
+(paper 001, section 3.1).  Squares and named transforms are plain patsy expressions
+(``I(x3**2)``, ``np.log(x5)``), so they need no stored state.  PCA components and
+user-supplied transforms do: their parameters live in a :class:`DerivedColumns` object
+that the results keep and re-apply to new data, so a refit never re-estimates them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+from scipy.cluster.vq import kmeans2
+
+from ..models.base import CandidateBlock
+from .base import Stream, TermBlock
+
+#: named transforms: (numpy function, formula template, domain check, domain text)
+NAMED_TRANSFORMS: dict[str, tuple[Callable, str, Callable, str]] = {
+    "log": (np.log, "np.log({})", lambda v: v > 0, "positive"),
+    "sqrt": (np.sqrt, "np.sqrt({})", lambda v: v >= 0, "non-negative"),
+    "log1p": (np.log1p, "np.log1p({})", lambda v: v > -1, "greater than -1"),
+    "exp": (np.exp, "np.exp({})", lambda v: np.isfinite(np.exp(v)), "small enough for exp"),
+}
+
+
+@dataclass
+class PCAMap:
+    """Centring, scaling and loadings of one ``pca()`` item, fitted on the training rows.
+
+    Component ``j`` (1-based) of a frame is ``((X - center) / scale) @ loadings[:, j-1]``
+    where X are ``columns`` of the frame; it is named ``f"{prefix}_{j}"``.
+    """
+
+    prefix: str
+    columns: list[str]
+    center: np.ndarray
+    scale: np.ndarray
+    loadings: np.ndarray  # p x k, unit columns, in decreasing eigenvalue order
+    eigenvalues: np.ndarray  # of the correlation-type matrix Z'Z / n
+
+    @property
+    def names(self) -> list[str]:
+        return [f"{self.prefix}_{j + 1}" for j in range(self.loadings.shape[1])]
+
+    def scores(self, frame: pd.DataFrame) -> np.ndarray:
+        """The components on ``frame`` with the stored (training) parameters."""
+        missing = [c for c in self.columns if c not in frame.columns]
+        if missing:
+            raise ValueError(f"the data lack the column(s) {missing[:8]} needed by the components {self.prefix}_*")
+        x = frame[self.columns].to_numpy(dtype=float)
+        return ((x - self.center) / self.scale) @ self.loadings
+
+
+def fit_pca(x: np.ndarray, columns: list[str], k: int, prefix: str, what: str) -> PCAMap:
+    """Principal components of the standardised columns of ``x`` (no response involved).
+
+    Columns are centred and divided by their standard deviation (ddof=0; constant columns
+    are left unscaled and so contribute nothing).  Loadings are the leading right singular
+    vectors, signed so that each one's largest-magnitude entry is positive.
+    """
+    n, p = x.shape
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"{what}: k must be a positive integer, got {k!r}")
+    if k > p:
+        raise ValueError(f"{what}: k={k} is larger than the number of matched columns ({p})")
+    if k > n:
+        raise ValueError(f"{what}: k={k} is larger than the number of rows ({n}); at most {n} components exist")
+    center = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    z = (x - center) / scale
+    _, s, vt = np.linalg.svd(z, full_matrices=False)
+    load = vt[:k].T.copy()
+    flip = np.sign(load[np.argmax(np.abs(load), axis=0), np.arange(k)])
+    load *= np.where(flip == 0, 1.0, flip)
+    return PCAMap(prefix, list(columns), center, scale, load, s[:k] ** 2 / n)
+
+
+class ColumnFunction:
+    """A user transform applied column by column; picklable when ``fn`` is."""
+
+    def __init__(self, fn: Callable, label: str):
+        self.fn = fn
+        self.label = label
+
+    def __call__(self, values) -> np.ndarray:
+        v = np.asarray(values, dtype=float)
+        out = np.asarray(self.fn(v.reshape(len(v), -1)), dtype=float)
+        return out.reshape(v.shape)
+
+
+@dataclass
+class DerivedColumns:
+    """State the refit needs to rebuild generated terms on any data frame.
+
+    ``pca`` add columns named ``prefix_j``; ``functions`` are user transforms called by
+    name inside the formula (``cube(x5)``) and are handed to patsy as its namespace.
+    """
+
+    pca: list[PCAMap] = field(default_factory=list)
+    functions: dict[str, ColumnFunction] = field(default_factory=dict)
+
+    @property
+    def columns(self) -> list[str]:
+        return [name for m in self.pca for name in m.names]
+
+    def __bool__(self) -> bool:
+        return bool(self.pca or self.functions)
+
+    def augment(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` with the PCA columns (re)computed from the stored parameters."""
+        if not self.pca:
+            return frame
+        out = frame.copy()
+        for m in self.pca:
+            out[m.names] = m.scores(frame)
+        return out
+
+
+def transform_values(x: np.ndarray, fn, columns: list[str], what: str) -> np.ndarray:
+    """``fn`` applied to the columns of ``x``, refusing data outside its domain."""
+    if isinstance(fn, str):
+        func, _, ok, domain = NAMED_TRANSFORMS[fn]
+        with np.errstate(all="ignore"):
+            good = ok(x)
+        if not good.all():
+            j = int(np.flatnonzero(~good.all(axis=0))[0])
+            raise ValueError(
+                f"{what}: {fn} is undefined for column {columns[j]!r} (needs {domain} values, "
+                f"min {np.min(x[:, j]):.4g}); shift the column or choose another transform"
+            )
+        return func(x)
+    out = np.asarray(fn(x), dtype=float)
+    if out.shape != x.shape:
+        raise ValueError(f"{what}: the transform returned shape {out.shape}, expected {x.shape}")
+    bad = ~np.isfinite(out).all(axis=0)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{what}: the transform gives NaN or infinite values on column {columns[j]!r}")
+    return out
+
+
+def cluster_columns(x: np.ndarray, k: int, seed: int, what: str) -> np.ndarray:
+    """k-means labels of the standardised columns of ``x`` (each column is a point in R^n).
+
+    Constant columns become the zero vector after standardisation.  Labels are renumbered
+    in order of each cluster's first column, so cluster 1 holds the first column.
+    """
+    p = x.shape[1]
+    if p < 2:
+        raise ValueError(f"{what}: clustering needs at least 2 columns, got {p}")
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"{what}: k must be a positive integer, got {k!r}")
+    if k > p:
+        raise ValueError(f"{what}: k={k} is larger than the number of matched columns ({p})")
+    sd = x.std(axis=0)
+    z = (x - x.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    _, labels = kmeans2(z.T, k, minit="++", seed=np.random.default_rng(seed))
+    first = {}
+    for lab in labels:
+        first.setdefault(int(lab), len(first))
+    return np.array([first[int(lab)] for lab in labels])
+
+
+class ColumnsStream(Stream):
+    """Single-column generated candidates computed block by block.
+
+    ``compute(idx)`` returns the candidates ``idx`` (an int array) as an ``n x len(idx)``
+    matrix; ``order`` permutes the offering order.  Values are built only when offered.
+    """
+
+    def __init__(self, name: str, names: list[str], compute: Callable[[np.ndarray], np.ndarray],
+                 order: np.ndarray | None = None):
+        super().__init__(name)
+        self.names = list(names)
+        self.compute = compute
+        self.order = np.arange(len(names)) if order is None else np.asarray(order, dtype=int)
+        self.position = 0
+        self.n_candidates = len(names)
+
+    def term_values(self, i: int) -> np.ndarray:
+        return self.compute(np.array([i]))
+
+    def is_single_column(self, i: int) -> bool:
+        return True
+
+    @property
+    def term_names(self) -> list[str]:
+        return self.names
+
+    def _next_block(self, k: int) -> TermBlock | None:
+        idx = self.order[self.position : self.position + k]
+        self.position += len(idx)
+        if len(idx) == 0:
+            return None
+        return TermBlock(self.name, [self.names[i] for i in idx], CandidateBlock(self.compute(idx)))
