@@ -46,6 +46,12 @@ def test_cli_writes_latex_html_history_and_reads_csv(tmp_path, capsys):
     assert len(pd.read_csv(tmp_path / "h.csv")) == 5
 
 
+def test_cli_issue_example_stream_of_all_columns(capsys):
+    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--family", "binomial"]) == 0
+    out = capsys.readouterr().out
+    assert "Candidates tested:  30" in out  # the response is never a candidate; id is the index
+
+
 def test_cli_errors_are_messages_not_tracebacks(capsys):
     assert main(["y ~ stream(*)", "--data", "no_such_file.csv"]) == 2
     assert "neither a bundled data set" in capsys.readouterr().err
@@ -56,16 +62,17 @@ def test_cli_errors_are_messages_not_tracebacks(capsys):
 def test_wdbc_matches_the_uci_original():
     ds = sr.datasets.load("wdbc")
     d = ds.data
-    assert d.shape == (569, 32)
+    assert d.shape == (569, 31) and d.index.name == "id"
     assert d["diagnosis"].value_counts().to_dict() == {"B": 357, "M": 212}
-    assert list(d.columns[2:5]) == ["radius_mean", "texture_mean", "perimeter_mean"]
+    assert list(d.columns[1:4]) == ["radius_mean", "texture_mean", "perimeter_mean"]
     assert d.columns[-1] == "fractal_dimension_worst"
     assert len(d.filter(like="_se").columns) == 10
     raw = Path(__file__).resolve().parents[1] / "datasets" / "wdbc" / "wdbc.data.gz"
     text = gzip.decompress(raw.read_bytes())
     assert hashlib.sha256(text).hexdigest().startswith("d606af411f3e")
     orig = pd.read_csv(raw, header=None)
-    np.testing.assert_array_equal(orig.iloc[:, 2:].to_numpy(), d.iloc[:, 2:].to_numpy())
+    np.testing.assert_array_equal(orig.iloc[:, 2:].to_numpy(), d.iloc[:, 1:].to_numpy())
+    np.testing.assert_array_equal(orig.iloc[:, 0].to_numpy(), d.index.to_numpy())
     assert "Street" in ds.description
     with pytest.raises(ValueError, match="unknown data set"):
         sr.datasets.load("nope")

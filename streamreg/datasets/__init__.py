@@ -2,7 +2,7 @@
 
 >>> import streamreg as sr
 >>> sr.datasets.load("wdbc").data.shape
-(569, 32)
+(569, 31)
 """
 from .loaders import Dataset, list_datasets, load
 from .synthetic import SyntheticStream, make_synthetic

@@ -7,7 +7,8 @@ from importlib import resources
 import pandas as pd
 
 _BUNDLED = {
-    "wdbc": {"file": "wdbc.csv.gz", "doc": "wdbc.rst", "response": "diagnosis", "family": "binomial"},
+    "wdbc": {"file": "wdbc.csv.gz", "doc": "wdbc.rst", "response": "diagnosis", "family": "binomial",
+             "index": "id"},
 }
 
 
@@ -46,6 +47,6 @@ def load(name: str) -> Dataset:
         raise ValueError(f"unknown data set {name!r}; bundled: {list_datasets()}") from None
     pkg = resources.files("streamreg.datasets") / "data"
     with resources.as_file(pkg / info["file"]) as path:
-        data = pd.read_csv(path)
+        data = pd.read_csv(path, index_col=info.get("index"))
     description = (pkg / info["doc"]).read_text(encoding="utf-8")
     return Dataset(name, data, info["response"], info["family"], description)

@@ -10,11 +10,20 @@ Three kinds, each its own stream with its own wealth:
    candidates comes before any product involving candidate ``m + 1`` -- and never
    materialised.
 
-The three streams of one ``interactions()`` item share an :class:`InteractionPool` so that
-no product is offered twice: a product is "owned" by the first stream to offer it, and
-kind 2 leaves products of two selected terms to kind 1 when kind 1 runs.  A product of a
-term with itself (or any product repeating a variable) is never generated; that is what
-``squares()`` is for.  Generation uses the candidates' values only, never the response.
+The streams of one ``interactions()`` item share an :class:`InteractionPool` so that no
+product is offered twice.  Ownership is decided by rules that depend only on the sequence
+of tests and acceptances, never on the driver's block size:
+
+* with kind 3 present, every product of two original candidates is kind 3's; kinds 1 and
+  2 then offer only products involving a generated selected term (e.g. ``pca_1:x3``);
+* a product whose two factors are both selected when kind 2 would offer it is kind 1's
+  (kind 1 queues it at the second acceptance), unless kind 2 offered it first;
+* kind 2 offers one product per turn, so "offered" means "offered right after its
+  previous test" whatever the block size -- this is what keeps the rule above exact.
+
+A product of a term with itself (or any product repeating a variable) is never generated;
+that is what ``squares()`` is for.  Generation uses the candidates' values only, never the
+response.
 
 Product names are patsy interactions of the factor names (``x3:x17``), factors in the
 order of the original candidates, so the refit and ``predict`` rebuild them from the
@@ -97,9 +106,6 @@ class InteractionPool:
         self.kinds = tuple(kinds)
         self.degree = degree
         self.order = np.arange(self.p) if order is None else np.asarray(order, dtype=np.int64)
-        self.position_of = np.empty(self.p, dtype=np.int64)
-        self.position_of[self.order] = np.arange(self.p)
-        self.index_of = {n: i for i, n in enumerate(self.names)}
         self.atoms = [frozenset(atoms_of(n)) for n in self.names]
         self.single_atom = all(len(a) == 1 for a in self.atoms)
         self._rank = {n: i for i, n in enumerate(self.names)}
@@ -107,7 +113,7 @@ class InteractionPool:
         self.selected_names: set[str] = set()
         self._seen_accepts: set[str] = set()
         self.emitted: set[frozenset] = set()  # products offered by kinds 1 and 2
-        self.emitted_codes: set[int] = set()  # ... of which two originals: i * p + j, i < j
+        self._original_atoms = {a for atoms in self.atoms for a in atoms} if self.single_atom else set()
         self.kind1: SelectedProducts | None = None
         self.kind2: SelectedProducts | None = None
         self.kind3: AllPairs | None = None
@@ -144,7 +150,8 @@ class InteractionPool:
         new = _Factor(term.name, np.asarray(term.values, dtype=float), atoms)
         if self.kind1 is not None:
             for old in self.selected:
-                if self._allowed(old.atoms, new.atoms):
+                key = old.atoms | new.atoms
+                if self._allowed(old.atoms, new.atoms) and not self.already_offered(key):
                     self.kind1.queue.append((old, new))
         if self.kind2 is not None:
             self.kind2.queue.append([new, 0])
@@ -155,30 +162,19 @@ class InteractionPool:
         return not (a & b) and len(a | b) <= self.degree
 
     # -- deduplication -------------------------------------------------------------
-    def _pair_code(self, key: frozenset) -> int | None:
-        """Code of a product of two single-atom originals, else None."""
-        if len(key) != 2 or not self.single_atom:
-            return None
-        i, j = (self.index_of.get(a) for a in key)
-        if i is None or j is None:
-            return None
-        i, j = sorted((i, j))
-        return int(i) * self.p + int(j)
+    def owned_by_kind3(self, key: frozenset) -> bool:
+        """A product of two original candidates, left to the all-pairs stream."""
+        if self.kind3 is None:
+            return False
+        if self.single_atom:
+            return len(key) == 2 and key <= self._original_atoms
+        return any(key == a | b for a in self.atoms for b in self.atoms if a != b)
 
     def already_offered(self, key: frozenset) -> bool:
-        if key in self.emitted:
-            return True
-        if self.kind3 is not None:
-            code = self._pair_code(key)
-            if code is not None:
-                return self.kind3.has_offered(code // self.p, code % self.p)
-        return False
+        return key in self.emitted or self.owned_by_kind3(key)
 
     def mark(self, key: frozenset) -> None:
         self.emitted.add(key)
-        code = self._pair_code(key)
-        if code is not None:
-            self.emitted_codes.add(code)
 
     # -- values ----------------------------------------------------------------------
     def product(self, key: frozenset, a: np.ndarray, b: np.ndarray) -> tuple[str, np.ndarray, list[str] | None]:
@@ -270,7 +266,8 @@ class SelectedProducts(DynamicStream):
                 self.queue.popleft()
 
     def _next_block(self, k: int) -> TermBlock | None:
-        items = list(self._next_products(k))
+        # kind 2 offers one product per turn: see the module docstring
+        items = list(self._next_products(k if self.kind == 1 else min(k, 1)))
         if not items:
             return None
         self.n_generated += len(items)
@@ -291,11 +288,6 @@ class AllPairs(Stream):
         self.n_generated = 0  # product columns actually computed
         self.n_candidates = pool.p * (pool.p - 1) // 2
 
-    def has_offered(self, i: int, j: int) -> bool:
-        """Has the product of originals ``i`` and ``j`` (given-order indices) been offered?"""
-        a, b = sorted((int(self.pool.position_of[i]), int(self.pool.position_of[j])))
-        return b * (b - 1) // 2 + a < self.position
-
     def _next_block(self, k: int) -> TermBlock | None:
         pool = self.pool
         items: list = []
@@ -305,14 +297,9 @@ class AllPairs(Stream):
             self.position = stop
             i, j = pool.order[a], pool.order[b]
             lo, hi = np.minimum(i, j), np.maximum(i, j)
-            keep = np.ones(len(lo), dtype=bool)
-            if pool.emitted_codes:
-                keep &= ~np.isin(lo * pool.p + hi, np.fromiter(pool.emitted_codes, dtype=np.int64))
             if not pool.single_atom:
-                keep &= np.array([pool._allowed(pool.atoms[x], pool.atoms[y]) and
-                                  (pool.atoms[x] | pool.atoms[y]) not in pool.emitted
-                                  for x, y in zip(lo, hi)], dtype=bool)
-            lo, hi = lo[keep], hi[keep]
+                keep = np.array([pool._allowed(pool.atoms[x], pool.atoms[y]) for x, y in zip(lo, hi)], dtype=bool)
+                lo, hi = lo[keep], hi[keep]
             if len(lo) == 0:
                 continue
             if pool._matrix_fn is not None:
