@@ -97,7 +97,8 @@ class GLMState:
 
     def _refresh(self) -> None:
         res = self.result
-        mu = res.fittedvalues
+        with np.errstate(over="ignore"):  # saturated inverse links are clipped below
+            mu = np.asarray(res.fittedvalues)
         if isinstance(self.family, sm.families.Binomial):
             mu = np.clip(mu, _MU_EPS, 1 - _MU_EPS)
         var = self.family.variance(mu)

@@ -1,0 +1,133 @@
+"""BP-SFS: the Jeffreys-prior lambda, rule 1, the Possible set, and equality with grafting."""
+import numpy as np
+import pytest
+from scipy import optimize
+
+import streamreg as sr
+from streamreg.search import BPSFS
+from streamreg.search.penalised import BayesLambdaRule, L1Model, bayes_lambda
+
+
+def test_lambda_formula_by_hand():
+    # p = 2 non-zero weights, sum |w| = 2, n = 100: p / sum|w| = 1 on the summed loss,
+    # 1 / n = 0.01 on grafting's mean loss; a dispersion multiplies it
+    assert bayes_lambda(np.array([0.5, -1.5, 0.0]), n=100) == pytest.approx(0.01)
+    assert bayes_lambda(np.array([0.5, -1.5, 0.0]), n=100, dispersion=0.25) == pytest.approx(0.0025)
+    assert bayes_lambda(np.array([2.0]), n=10) == pytest.approx(0.05)
+    assert np.isnan(bayes_lambda(np.zeros(3), n=10))
+
+
+def test_fixed_point_one_feature_by_hand():
+    # one standardised feature: the optimum at lambda is w = w_ols - lambda (x'x = n), and
+    # lambda = sigma2(w) / (n w) with sigma2(w) = RSS_ols / n + (w_ols - w)^2; solve it directly
+    rng = np.random.default_rng(0)
+    n = 50
+    x = rng.normal(size=n)
+    x = (x - x.mean()) / x.std()
+    y = 0.8 * x + rng.normal(size=n)
+    w_ols = x @ (y - y.mean()) / n
+    rss_ols = np.sum((y - y.mean() - w_ols * x) ** 2)
+
+    def equation(lam):
+        w = w_ols - lam
+        return lam - (rss_ols / n + lam**2) / (n * w)
+
+    lam_ref = optimize.brentq(equation, 1e-12, w_ols / 2, xtol=1e-15)
+    model = L1Model(y, np.ones((n, 1)), "squared")
+    model.add(x)
+    rule = BayesLambdaRule(0.0)
+    pruned = rule.optimise(model)
+    assert len(pruned) == 0
+    assert rule.lam == pytest.approx(lam_ref, rel=1e-8)
+    assert model.w[0] == pytest.approx(w_ols - lam_ref, rel=1e-8)
+
+
+def test_fixed_point_prunes_a_weak_feature():
+    # no fixed point when w_ols^2 < 4 sigma2 / n: the weight is driven to zero
+    rng = np.random.default_rng(1)
+    n = 50
+    x = rng.normal(size=n)
+    x = (x - x.mean()) / x.std()
+    y = 0.01 * x + rng.normal(size=n)
+    model = L1Model(y, np.ones((n, 1)), "squared")
+    model.add(x)
+    pruned = BayesLambdaRule(0.0).optimise(model)
+    assert list(pruned) == [0] and model.p == 0
+
+
+def _data(seed, n=120, p=40, family="gaussian"):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    eta = 1.5 * X[:, 2] - X[:, 11] + 0.7 * X[:, 30]
+    if family == "binomial":
+        return X, (rng.uniform(size=n) < 1 / (1 + np.exp(-eta))).astype(float)
+    return X, eta + rng.normal(size=n)
+
+
+@pytest.mark.parametrize("family", ["gaussian", "binomial"])
+@pytest.mark.parametrize("lam", [0.02, 0.08])
+def test_frozen_lambda_equals_grafting(family, lam):
+    X, y = _data(3, family=family)
+    a = sr.select(y, X, family=family, method="bp-sfs", c=0.0, lambda0=lam, update_lambda=False)
+    b = sr.select(y, X, family=family, method="grafting", lam=lam)
+    assert a.selected_terms == b.selected_terms
+    ra, rb = a.search.run, b.search.run
+    assert [s.term for s in ra.active] == [s.term for s in rb.active]
+    np.testing.assert_allclose(ra.model.w, rb.model.w, atol=1e-12)
+    assert list(a.history["status"].astype(str)) == list(b.history["status"].astype(str))
+
+
+def test_final_lambda_is_the_jeffreys_estimate_and_kkt_holds():
+    X, y = _data(4)
+    res = sr.select(y, X, method="bp-sfs", c=0.05)
+    run = res.search.run
+    model = run.model
+    sigma2 = np.mean((y - model.eta()) ** 2)
+    assert res.search.lam == pytest.approx(bayes_lambda(model.w, len(y), sigma2), rel=1e-8)
+    assert {"x2", "x11", "x30"} <= set(res.selected_terms)
+    # a Possible-set column fails the gradient test at the final lambda, unless entering it
+    # was tried and the lambda update pruned it straight away (the rule is not convex)
+    Z = (X - X.mean(0)) / X.std(0)
+    grad = np.abs(Z.T @ model.loss_gradient())
+    active = {s.term for s in run.active}
+    pruned = set(res.history.loc[res.history["status"] == "pruned (weights reached 0)", "term"])
+    passed_rule1 = np.abs([np.corrcoef(X[:, j], y)[0, 1] for j in range(X.shape[1])]) >= 0.05
+    for j in range(X.shape[1]):
+        if passed_rule1[j] and j not in active:
+            assert grad[j] <= res.search.lam * (1 + 1e-8) or f"x{j}" in pruned
+
+
+def test_rule1_discards_and_possible_set_is_retested():
+    X, y = _data(5)
+    c = 0.1
+    res = sr.select(y, X, method="bp-sfs", c=c)
+    h = res.history.set_index("term")
+    corr = np.abs([np.corrcoef(X[:, j], y)[0, 1] for j in range(X.shape[1])])
+    discarded = {f"x{j}" for j in np.flatnonzero(corr < c)}
+    assert discarded
+    assert set(h.index[h["status"] == "discarded: rule 1 (|corr| < c)"]) == discarded
+    assert not discarded & set(res.selected_terms)
+    # the first arrival enters at lambda0 = 0, so the Possible set is re-tested as lambda moves
+    assert (res.history["status"] == "re-entered from the pool").any() or \
+        (res.history["status"] == "pruned (weights reached 0)").any()
+
+
+def test_bad_inputs():
+    for c in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match=r"c must be a correlation threshold in \[0, 1\]"):
+            BPSFS(c=c)
+    with pytest.raises(ValueError, match=r"c must be a correlation threshold in \[0, 1\]"):
+        sr.select(np.arange(10.0), np.eye(10), method="bp-sfs", c=2)
+    with pytest.raises(ValueError, match="lambda0 must be a finite non-negative number"):
+        BPSFS(lambda0=-1.0)
+    with pytest.raises(ValueError, match="unknown method 'bp_sf'"):
+        sr.select(np.arange(10.0), np.eye(10), method="bp_sf")
+
+
+def test_formula_path_and_summary():
+    sim = sr.datasets.make_synthetic(n=100, m=200, seed=8)
+    fit = sr.streamreg("y ~ stream(x*)", sim.data, method="bp-sfs")
+    assert set(sim.true_features) <= set(fit.selected_terms)
+    text = " ".join(str(fit.summary()).split())
+    assert "bp-sfs" in text and "controls no error rate" in text
+    assert list(fit.params.index[1:]) == fit.selected_terms
