@@ -168,7 +168,8 @@ class InteractionPool:
             return False
         if self.single_atom:
             return len(key) == 2 and key <= self._original_atoms
-        return any(key == a | b for a in self.atoms for b in self.atoms if a != b)
+        originals = set(self.atoms)
+        return any(a <= key and (key - a) in originals for a in originals)
 
     def already_offered(self, key: frozenset) -> bool:
         return key in self.emitted or self.owned_by_kind3(key)

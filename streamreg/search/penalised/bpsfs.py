@@ -70,23 +70,42 @@ class BayesLambdaRule(LambdaRule):
         return 1.0
 
     def optimise(self, model: L1Model) -> np.ndarray:
+        """Alternate fit and lambda update until ``lambda = bayes_lambda(w)`` (relative tol).
+
+        The plain iteration ``lambda <- g(lambda)`` is monotone but converges linearly; once
+        the support is stable a secant step on ``g(lambda) - lambda`` is tried, and kept
+        only when it stays inside the bracket the plain steps have established.
+        """
         pruned_all: list[int] = []
         alive = np.arange(model.p)  # original positions of the current active columns
+        prev = None  # (lambda, g(lambda) - lambda) of the previous iteration, same support
         for _ in range(self.max_iter):
             pruned = model.fit(self.lam)
             if len(pruned):
                 pruned_all.extend(int(alive[i]) for i in pruned)
                 alive = np.delete(alive, pruned)
+                prev = None
             if not self.update:
                 break
             self.iterations += 1
-            new = bayes_lambda(model.w, model.n, self.dispersion(model)) if model.p else self.lambda0
-            done = abs(new - self.lam) <= self.tol * max(new, self.lam, 1e-300)
-            self.lam = new
-            if done or model.p == 0:
-                if model.p == 0:
-                    model.fit(self.lam)  # refit the unpenalised part alone
+            if model.p == 0:
+                self.lam = self.lambda0
+                model.fit(self.lam)  # the unpenalised part alone
                 break
+            g = bayes_lambda(model.w, model.n, self.dispersion(model))
+            resid = g - self.lam
+            if abs(resid) <= self.tol * max(g, self.lam, 1e-300):
+                self.lam = g
+                break
+            new = g
+            if prev is not None and resid != prev[1]:
+                sec = self.lam - resid * (self.lam - prev[0]) / (resid - prev[1])
+                lo, hi = sorted((self.lam, g))
+                # the root lies beyond g in the direction of the plain step (g is monotone)
+                if (resid > 0 and sec >= g) or (resid < 0 and 0 < sec <= g):
+                    new = sec if abs(sec - g) <= 10 * (hi - lo) else g
+            prev = (self.lam, resid)
+            self.lam = new
         return np.asarray(sorted(pruned_all), dtype=int)
 
 

@@ -121,8 +121,11 @@ class L1Model:
         if self.p == 0:
             self._fit_unpenalised()
             return np.zeros(0, dtype=int)
-        self._lbfgs(lam)
-        self._polish(lam)
+        # warm start: the active-set Newton alone usually settles in a few solves; L-BFGS-B
+        # (robust, slower) is the fallback when the support does not settle
+        if not self._polish(lam):
+            self._lbfgs(lam)
+            self._polish(lam)
         zero = np.flatnonzero(self.w == 0.0)
         if zero.size:
             self.remove(zero)
@@ -147,11 +150,12 @@ class L1Model:
         self.b = th[:k0]
         self.w = th[k0 : k0 + p] - th[k0 + p :]
 
-    def _polish(self, lam: float, rounds: int = 30) -> None:
+    def _polish(self, lam: float, rounds: int = 30) -> bool:
         """Newton on the KKT equations of the non-zero support, signs fixed.
 
         Weights that would cross zero leave the support; zero weights whose gradient
-        violates ``|grad| <= lam`` join it.  Stops when the support is stable.
+        violates ``|grad| <= lam`` join it (largest violation first).  Returns True when
+        the support is stable, i.e. the KKT conditions hold for every active column.
         """
         scale = max(float(np.abs(self.w).max(initial=0.0)), 1e-300)
         support = np.abs(self.w) > 1e-9 * scale
@@ -172,13 +176,14 @@ class L1Model:
             grad = self.gradients(self.cols)
             bad = (~support) & (np.abs(grad) > lam * (1 + KKT_SLACK))
             if not bad.any():
-                return
+                return True
             j = int(np.argmax(np.where(bad, np.abs(grad), -np.inf)))
             support[j] = True
             self.w[j] = -np.sign(grad[j]) * 1e-12  # sign for the Newton system; value refitted
-        # did not settle (rare): keep the L-BFGS-B solution with tiny weights zeroed
+        # did not settle (rare): restore the starting point with tiny weights zeroed
         self.w, self.b = w_backup, b_backup
         self.w[np.abs(self.w) <= 1e-9 * scale] = 0.0
+        return False
 
     def _newton(self, a: np.ndarray, signs: np.ndarray, lam: float, idx=None, maxiter: int = 100) -> bool:
         """Minimise ``L(F b + a w) + lam * signs'w`` (smooth) by damped Newton."""
