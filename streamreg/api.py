@@ -42,6 +42,8 @@ def streamreg(
     multistream: bool = True,
     passes: int = 1,
     functions: Mapping[str, Any] | None = None,
+    validate: float | Any | None = None,
+    seed: int | None = None,
     **method_options,
 ) -> StreamRegResults:
     """Select terms from candidate streams and fit the chosen model.
@@ -80,6 +82,13 @@ def streamreg(
     passes : int, default 1
         Re-offer rejected candidates in up to ``passes - 1`` further passes; every
         re-test is charged and the history's ``pass`` column records it.
+    validate : float or row labels or boolean mask, optional
+        Sample splitting for honest inference: a fraction in (0, 1) of rows drawn at
+        random (``seed=``), or the rows themselves, is held out.  Terms are selected on
+        the other rows and the selected model is refitted on the held-out rows only, so
+        its p-values and intervals are valid conditional on the selection.
+    seed : int, optional
+        Seed of the random split for ``validate=`` fractions.
     functions : mapping, optional
         Callables usable by name in the formula: ``transform(x*, fn=name)`` (an
         ``n x p`` array in, same shape out) and ``order=name`` (candidate matrix in, one
@@ -106,6 +115,9 @@ def streamreg(
     """
     fam, fam_name = resolve_family(family)
     kind, policy = resolve_method(method, **method_options)
+    held = None
+    if validate is not None:
+        data, held = split_rows(data, validate, seed)
     design = build_design(formula, data, binomial=isinstance(fam, sm.families.Binomial), missing=missing,
                           functions=functions)
     if design.n_dropped:
@@ -124,10 +136,51 @@ def streamreg(
                                    max_selected=max_selected, time_budget=time_budget, verbose=verbose)
     # an RBF-grafted feature enters the refit as its basis columns (patsy expressions)
     rhs = " + ".join([design.parsed.fixed] + [r for t in search.accepted for r in t.extra.get("rhs", [t.name])])
-    train = design.frame
-    return _finish(search, rhs, design.response_label, design.response_name, train, design.y, fam, fam_name,
+    train, y, validation = design.frame, design.y, None
+    if held is not None:
+        train, y, validation = _held_out(held, design, len(design.frame))
+    return _finish(search, rhs, design.response_label, design.response_name, train, y, fam, fam_name,
                    policy, state, design.success_level, design.n_dropped, formula,
-                   derived=design.derived, y_ordered=design.y_ordered)
+                   derived=design.derived, y_ordered=design.y_ordered, validation=validation)
+
+
+def split_rows(data: pd.DataFrame, validate, seed) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(selection rows, held-out rows) from a fraction, a boolean mask or row labels."""
+    if isinstance(validate, float):
+        if not 0 < validate < 1:
+            raise ValueError(f"validate as a fraction must lie in (0, 1), got {validate!r}")
+        n_held = int(round(validate * len(data)))
+        pick = np.random.default_rng(seed).choice(len(data), size=n_held, replace=False)
+        mask = np.zeros(len(data), dtype=bool)
+        mask[pick] = True
+    else:
+        arr = np.asarray(validate)
+        if arr.dtype == bool:
+            if len(arr) != len(data):
+                raise ValueError(f"a validate mask needs one entry per row ({len(data)}), got {len(arr)}")
+            mask = arr
+        else:
+            missing = pd.Index(arr).difference(data.index)
+            if len(missing):
+                raise ValueError(f"validate names rows not in the data: {list(missing[:5])}")
+            mask = data.index.isin(arr)
+    if mask.sum() < 2 or (~mask).sum() < 2:
+        raise ValueError("validate must leave at least two rows on each side of the split")
+    return data.loc[~mask], data.loc[mask]
+
+
+def _held_out(held: pd.DataFrame, design, n_selection: int):
+    """Refit frame and response on the held-out rows, coded as on the selection rows."""
+    cols = [c for c in design.frame.columns if c in held.columns]
+    frame = held[cols]
+    n_na = int(frame.isna().any(axis=1).sum())
+    frame = frame.dropna()
+    if len(frame) < 2:
+        raise ValueError("fewer than two held-out rows are complete in the columns used")
+    y = design_matrix("0 + " + design.response_label, frame, frame).iloc[:, 0].to_numpy(dtype=float)
+    if design.derived:
+        frame = design.derived.augment(frame)
+    return frame, y, {"n_selection": n_selection, "n_validation": len(frame), "n_dropped": n_na}
 
 
 def select(
@@ -264,7 +317,7 @@ def _is_iterable_stream(s) -> bool:
 
 
 def _finish(search, rhs, response_label, response_name, train, y, fam, fam_name, policy, state,
-            success_level, n_dropped, formula, derived=None, y_ordered=None) -> StreamRegResults:
+            success_level, n_dropped, formula, derived=None, y_ordered=None, validation=None) -> StreamRegResults:
     x = design_matrix(rhs, train, train, derived)
     yser = pd.Series(y, index=x.index, name=response_name)
     if is_ols(fam):
@@ -279,5 +332,5 @@ def _finish(search, rhs, response_label, response_name, train, y, fam, fam_name,
         test_description=getattr(search, "test_description", "")
         or _TEST_TEXT.get(getattr(state, "test", ""), str(getattr(state, "test", ""))),
         success_level=success_level, n_dropped=n_dropped, formula=formula,
-        derived=derived, y_ordered=y_ordered,
+        derived=derived, y_ordered=y_ordered, validation=validation,
     )

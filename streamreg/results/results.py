@@ -31,7 +31,7 @@ class StreamRegResults:
     def __init__(self, *, search: SearchResult, fit, rhs: str, response_label: str, response_name: str,
                  train: pd.DataFrame, family, family_name: str, policy, test_description: str,
                  success_level=None, n_dropped: int = 0, formula: str | None = None,
-                 derived=None, y_ordered: list[str] | None = None):
+                 derived=None, y_ordered: list[str] | None = None, validation: dict | None = None):
         self.fit = fit
         self.search = search
         self.selected = search.selected
@@ -49,6 +49,7 @@ class StreamRegResults:
         self.n_dropped = n_dropped
         self._rhs = rhs
         self._train = train
+        self.validation = validation  # sample-splitting sizes, None when selected and refit on the same rows
         self._derived = derived  # generated-term state (PCA loadings, transforms) for new data
         self.order_used_y = list(y_ordered or [])  # streams ordered by a y-dependent score
 

@@ -50,10 +50,18 @@ def notes(res) -> list[str]:
             f"Plug-in estimate of false selections (alpha_delta*k + W0 - W_final): {est:.3g} "
             "(an estimate, not a guarantee)."
         )
-    lines.append(
-        "Coefficient p-values below come from refitting the selected terms on the same data; "
-        "they ignore the selection and are not valid post-selection p-values."
-    )
+    val = getattr(res, "validation", None)
+    if val:
+        lines.append(
+            f"Sample splitting: terms were selected on {val['n_selection']} rows and the coefficients "
+            f"below refit on {val['n_validation']} held-out rows, so their p-values and intervals are "
+            "valid conditional on the selected model."
+        )
+    else:
+        lines.append(
+            "Coefficient p-values below come from refitting the selected terms on the same data; "
+            "they ignore the selection and are not valid post-selection p-values."
+        )
     return lines
 
 

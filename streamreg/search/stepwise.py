@@ -123,7 +123,7 @@ class Stepwise:
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(80, 30)); y = X[:, 2] - X[:, 7] + 0.5 * rng.normal(size=80)
     >>> sr.select(y, X, method="stepwise-bic").selected_terms
-    ['x7', 'x2']
+    ['x2', 'x7']
     """
 
     name = "stepwise"
@@ -411,7 +411,8 @@ class _StepwiseRun:
         cols = ["test", "stream", "stream_test", "term", "statistic", "df", "pvalue", "log_p", "level", "wealth",
                 "status", "accepted", "pass", "action", "criterion_change", "model_size"]
         h = pd.DataFrame(self.rows, columns=[c for c in cols if c != "log_p"])
-        h["log_p"] = np.log(h["pvalue"].astype(float))
+        with np.errstate(divide="ignore"):
+            h["log_p"] = np.log(h["pvalue"].astype(float))
         h["test"] = pd.array(h["test"], dtype="Int64")
         h["stream_test"] = pd.array(h["stream_test"], dtype="Int64")
         h["status"] = pd.Categorical(h["status"], categories=STATUSES)
