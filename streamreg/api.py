@@ -16,6 +16,7 @@ from .search import streamwise_search
 from .search.methods import resolve_method, run_search_method
 from .streams.arrays import IterableStream, MatrixStream
 from .streams.base import NameRange, Stream
+from .streams.ordering import candidate_order, order_uses_y
 from .streams.passes import arrange_streams
 
 _TEST_TEXT = {
@@ -197,6 +198,8 @@ def select(
     max_selected: int | None = None,
     time_budget: float | None = None,
     verbose: bool | int = False,
+    order: Any = None,
+    seed: int | None = None,
     **method_options,
 ) -> StreamRegResults:
     """Streamwise selection without a formula: arrays, DataFrames or generators.
@@ -213,6 +216,12 @@ def select(
     fixed : array or DataFrame, optional
         Columns always in the model (never tested); an intercept is added unless
         ``intercept=False``.
+    order : str or callable, optional
+        Order in which the columns of array and DataFrame streams are offered:
+        ``"given"`` (default), ``"variance"``, ``"random"`` (with ``seed=``), a callable
+        scoring the candidate matrix, or a screening method name (which looks at y, so
+        the results then say that the wealth guarantee does not hold).  Generators are
+        always read in the order they yield.
 
     Examples
     --------
@@ -264,6 +273,7 @@ def select(
     _check_fixed(fixed_x, n)
 
     stream_objs = _as_streams(streams, n)
+    y_ordered = _apply_order(stream_objs, order, yv, seed)
     state = make_state(yv, fixed_x.to_numpy(dtype=float), fam, test)
     if kind == "search":
         search = run_search_method(policy, state=state, y=yv, fixed=fixed_x.to_numpy(dtype=float), family=fam,
@@ -281,7 +291,24 @@ def select(
             frame[c] = v
         names.extend(term_name(c) for c in cols)
     rhs = " + ".join([fixed_rhs] + names)
-    return _finish(search, rhs, term_name(yname), yname, frame, yv, fam, fam_name, policy, state, None, 0, None)
+    return _finish(search, rhs, term_name(yname), yname, frame, yv, fam, fam_name, policy, state, None, 0, None,
+                   y_ordered=y_ordered)
+
+
+def _apply_order(streams: list[Stream], order, y: np.ndarray, seed) -> list[str]:
+    """Permute the columns of matrix streams; returns the streams ordered by y."""
+    if order is None or (isinstance(order, str) and order.lower() == "given"):
+        return []
+    uses_y = order_uses_y(order)
+    ordered = []
+    for s in streams:
+        if not isinstance(s, MatrixStream):
+            raise ValueError(f"order= applies to array and DataFrame streams; stream {s.name!r} is a generator")
+        s.order = candidate_order(np.asarray(s.values, dtype=float), order, y=y if uses_y else None,
+                                  seed=seed, what=f"stream {s.name!r}")
+        if uses_y:
+            ordered.append(s.name)
+    return ordered
 
 
 def _as_streams(streams, n: int) -> list[Stream]:
