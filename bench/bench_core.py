@@ -18,7 +18,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import resource
 import subprocess
 import sys
 import time
@@ -133,7 +132,7 @@ def table_for(m: int, seed: int) -> pd.DataFrame:
 
 
 LAZY_CHILD = r"""
-import sys, time, resource, numpy as np, streamreg as sr
+import sys, time, numpy as np, streamreg as sr
 from streamreg.datasets.synthetic import SyntheticStream
 m, mode = int(sys.argv[1]), sys.argv[2]
 sim = sr.datasets.make_synthetic(n=100, m=m, seed=5, lazy=True)
@@ -145,7 +144,9 @@ if mode == "generate":
 else:
     fit = sr.select(sim.y, SyntheticStream(100, m, 5), block_size=4096, w0=0.05, alpha_delta=0.05)
 secs = time.perf_counter() - t
-print(secs, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+# VmHWM is this process's own peak (ru_maxrss would carry the parent's peak across exec)
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
+print(secs, int(hwm) / 1024)
 """
 
 
