@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+from abc import abstractmethod
+
 import numpy as np
 
 from ..outcomes import TestOutcomes
@@ -20,11 +22,13 @@ from .base import Plan, Policy
 class _Investing(Policy):
     """Shared bookkeeping of the two investing rules."""
 
+    @abstractmethod
     def _initial_wealth(self) -> float:
-        raise NotImplementedError  # pragma: no cover - abstract in practice
+        """w0 before the stream's share is applied."""
 
+    @abstractmethod
     def _payout(self) -> float:
-        raise NotImplementedError  # pragma: no cover
+        """Wealth earned by an acceptance."""
 
     def _reset(self) -> None:
         self._log_w = math.log(self._initial_wealth() * self.share)
@@ -41,8 +45,9 @@ class _Investing(Policy):
         log_bid = log_w_before - np.log(2.0 * idx)
         return log_bid, np.exp(log_bid), np.exp(log_w_before + log_keep)
 
+    @abstractmethod
     def _accept(self, outcomes: TestOutcomes, log_bid: np.ndarray) -> np.ndarray:
-        raise NotImplementedError  # pragma: no cover
+        """Acceptance at each position given the log-bids of the schedule."""
 
     def plan(self, outcomes: TestOutcomes) -> Plan:
         log_bid, bid, wealth = self._schedule(len(outcomes))

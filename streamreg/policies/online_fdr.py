@@ -42,6 +42,8 @@ from __future__ import annotations
 import math
 from typing import Callable, Sequence
 
+from abc import abstractmethod
+
 import numpy as np
 
 from ..outcomes import TestOutcomes
@@ -221,15 +223,17 @@ class _GammaWealthRule(Policy):
         return self._earned() - self._spent
 
     # -- rule-specific pieces ----------------------------------------------------------
+    @abstractmethod
     def _ticks(self, outcomes: TestOutcomes) -> tuple[np.ndarray | None, np.ndarray]:
         """(log p-values if they had to be computed, else None; tick indicators)."""
-        raise NotImplementedError  # pragma: no cover - abstract
 
-    def _level(self, tilde: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _level(self, tilde: np.ndarray) -> np.ndarray:
+        """Test levels at the given gamma-clock positions."""
 
-    def _cost(self, tilde: np.ndarray, level: np.ndarray) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def _cost(self, tilde: np.ndarray, level: np.ndarray) -> np.ndarray:
+        """Wealth spent by tests at these positions and levels."""
 
     # -- planning ----------------------------------------------------------------------
     def _tilde(self, clock: np.ndarray) -> np.ndarray:

@@ -6,6 +6,7 @@ Python objects, and an infinite generator is read only as far as the search goes
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,7 +98,7 @@ class AcceptedTerm:
     extra: dict = field(default_factory=dict)
 
 
-class Stream:
+class Stream(ABC):
     """Base class of candidate streams.
 
     Subclasses implement :meth:`_next_block`; dynamic streams (interactions) may also
@@ -121,8 +122,9 @@ class Stream:
             return None
         return block
 
+    @abstractmethod
     def _next_block(self, k: int) -> TermBlock | None:
-        raise NotImplementedError  # pragma: no cover - abstract
+        """Up to k next candidates (None or empty when there are none)."""
 
     def on_accept(self, term: AcceptedTerm) -> None:
         """Called for every accepted term, whatever its stream."""
