@@ -163,3 +163,19 @@ def test_unknown_family_and_method(df):
         sr.streamreg("y ~ stream(x*)", df, alpha_delta=2)
     with pytest.raises(ValueError, match="test must be one of"):
         sr.streamreg("y ~ stream(x*)", df, test="wald")
+
+
+def test_quasi_separation_is_refused():
+    # p >> n binomial with strong signal: statsmodels converges without a warning to fitted
+    # probabilities of 1e-38 (quasi-complete separation) unless such fits are refused
+    rng = np.random.default_rng(1)
+    n, m = 100, 3000
+    x = rng.normal(size=(n, m))
+    y = rng.binomial(1, 1 / (1 + np.exp(-3 * x[:, :5].sum(axis=1))))
+    fit = sr.select(y, x, family="binomial")
+    mu = fit.fit.fittedvalues
+    eps = 10 * np.finfo(float).eps  # R's glm.fit threshold
+    assert mu.min() > eps and mu.max() < 1 - eps
+    refused = fit.history["status"].astype(str).str.startswith("refused")
+    assert 0 < refused.sum() < 20
+    assert {"x0", "x1"} <= set(fit.selected_terms)

@@ -38,6 +38,7 @@ TESTS = ("score", "lr")
 _FIT_TOL = 1e-12
 _FIT_MAXITER = 200
 _MU_EPS = 1e-12
+_SEPARATED = 10 * np.finfo(float).eps  # R's glm.fit threshold for "fitted probabilities 0 or 1"
 
 
 class SeparationError(RuntimeError):
@@ -51,13 +52,20 @@ def fit_glm(y: np.ndarray, x: np.ndarray, family, start=None, offset=None):
         warnings.simplefilter("error", PerfectSeparationWarning)
         warnings.simplefilter("error", ConvergenceWarning)
         try:
-            return model.fit(start_params=start, tol=_FIT_TOL, maxiter=_FIT_MAXITER)
+            result = model.fit(start_params=start, tol=_FIT_TOL, maxiter=_FIT_MAXITER)
         except (PerfectSeparationWarning, PerfectSeparationError) as exc:
             raise SeparationError(f"perfect separation: {exc}") from None
         except ConvergenceWarning as exc:
             raise SeparationError(f"IRLS did not converge: {exc}") from None
         except np.linalg.LinAlgError as exc:
             raise SeparationError(f"IRLS failed: {exc}") from None
+        if isinstance(family, sm.families.Binomial):
+            # quasi-complete separation: statsmodels converges without a warning while some
+            # fitted probabilities go to 0 or 1; R's glm.fit flags the same threshold
+            mu = np.asarray(result.fittedvalues)
+            if np.any(mu < _SEPARATED) or np.any(mu > 1 - _SEPARATED):
+                raise SeparationError("fitted probabilities numerically 0 or 1 (quasi-complete separation)")
+        return result
 
 
 class GLMState:

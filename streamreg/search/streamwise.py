@@ -123,16 +123,25 @@ def streamwise_search(
     t0 = time.monotonic()
     next_report = every
 
+    # priorities of lanes holding candidates (-inf otherwise), kept up to date incrementally so
+    # that choosing among many streams (e.g. 1000 feature clusters) is one argmax, not a loop
+    prio = np.full(k, -np.inf)
+    empty = set(range(k))  # lanes to (re)fill; dynamic streams stay here while they have nothing
     while True:
-        for lane in lanes:
-            if lane.buffer is None or len(lane.buffer) == 0:
-                want = lane.size if max_tests is None else max(1, min(lane.size, max_tests - n_tests))
-                lane.buffer = lane.stream.take(want)
+        for j in sorted(empty):
+            lane = lanes[j]
+            want = lane.size if max_tests is None else max(1, min(lane.size, max_tests - n_tests))
+            lane.buffer = lane.stream.take(want)
+            lane.outcomes = None
+            if lane.buffer is not None:
                 # quiet streams get larger blocks (fewer, bigger BLAS calls), up to ~64 MB
                 lane.size = min(2 * lane.size, max_block)
-                lane.outcomes = None
-        live = [lane for lane in lanes if lane.buffer is not None]
-        if not live:
+                prio[j] = lane.policy.priority()
+                empty.discard(j)
+            elif lane.stream.exhausted:
+                empty.discard(j)
+        j = int(np.argmax(prio))  # the first maximum, i.e. the lowest index on ties
+        if prio[j] == -np.inf:
             break
         if max_tests is not None and n_tests >= max_tests:
             stopped_by = "max_tests"
@@ -144,9 +153,11 @@ def streamwise_search(
             stopped_by = "time_budget"
             break
 
-        prios = np.array([lane.policy.priority() for lane in live])
-        lane = live[int(np.argmax(prios))]  # argmax returns the first, i.e. lowest j, on ties
-        others = [(p, ln.index) for p, ln in zip(prios, live) if ln is not lane]
+        lane = lanes[j]
+        own, prio[j] = prio[j], -np.inf
+        other_index = int(np.argmax(prio))
+        best_other = prio[other_index]
+        prio[j] = own
         if lane.outcomes is None:
             lane.outcomes, lane.codes = model.score_block(lane.buffer.block)
             _check_finite(lane.outcomes.statistic, lane.buffer)
@@ -158,12 +169,13 @@ def streamwise_search(
         if len(tested_pos) == 0:
             _record_skipped(rec, buf, codes, slice(0, len(buf)))
             lane.buffer = None
+            prio[lane.index] = -np.inf
+            empty.add(lane.index)
             continue
 
         plan = pol.plan(outcomes)
         run = len(tested_pos)
-        if others:
-            best_other, other_index = max(others, key=lambda t: (t[0], -t[1]))
+        if best_other > -np.inf:
             pr = pol.run_priorities(plan)
             keeps = (pr > best_other) | ((pr == best_other) & (lane.index < other_index))
             run = 1 + (int(np.argmin(keeps)) if not keeps.all() else len(keeps))
@@ -238,6 +250,12 @@ def streamwise_search(
             else:  # refused: model unchanged, keep the scores
                 lane.outcomes = lane.outcomes.take(slice(end, None))
                 lane.codes = codes[end:]
+        if len(lane.buffer) == 0:
+            lane.buffer = None
+            prio[lane.index] = -np.inf
+            empty.add(lane.index)
+        else:
+            prio[lane.index] = pol.priority()
         if every and n_tests >= next_report:
             print(f"[streamreg] {n_tests:,} tests, {len(accepted)} selected, "
                   f"{time.monotonic() - t0:.1f}s", file=sys.stderr)
