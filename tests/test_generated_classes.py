@@ -174,3 +174,21 @@ def test_orders():
     _, fit = offered("y ~ stream(x*, order=corr)")
     assert "VOID" in fit.guarantee() and "looked at the response" in fit.guarantee()
     assert fit.order_used_y == ["x*"]
+
+
+def test_many_clusters_reach_a_kmeans_fixed_point_quickly():
+    import time
+
+    from streamreg.streams.generated import cluster_columns
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(60, 2000)) + np.repeat(rng.normal(size=(60, 50)) * 3, 40, axis=1)
+    t = time.perf_counter()
+    lab = cluster_columns(x, 100, seed=1, what="clusters")
+    assert time.perf_counter() - t < 60  # scipy's own k-means++ seeding takes minutes here
+    z = ((x - x.mean(0)) / x.std(0)).T
+    cents = np.array([z[lab == g].mean(axis=0) for g in range(lab.max() + 1)])
+    # Lloyd's fixed point: every column is nearest to its own cluster's mean
+    d2 = ((z[:, None, :] - cents[None, :, :]) ** 2).sum(axis=2)
+    assert (d2.argmin(axis=1) == lab).mean() > 0.99
+    assert len(set(lab)) > 45  # the 50 planted groups are mostly recovered
