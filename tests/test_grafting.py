@@ -160,3 +160,27 @@ def test_formula_path_and_summary():
     assert "grafting" in text and "controls no error rate" in text
     assert list(fit.params.index[1:]) == fit.selected_terms
     assert (fit.history["test"].notna()).sum() == 200
+
+
+def test_large_lambda_after_a_fit_leaves_the_intercept_at_its_mle():
+    # regression: a weight whose sign flips under a large lambda used to leave the intercept
+    # where a runaway Newton step had put it (about -3e5), freezing every later fit
+    from streamreg.search.penalised.engine import L1Model
+
+    rng = np.random.default_rng(0)
+    n = 40
+    x = rng.standard_normal(n)
+    y = (rng.random(n) < 0.6).astype(float)
+    m = L1Model(y, np.ones((n, 1)), "logistic")
+    m.add(x)
+    m.fit(0.0)
+    b_full, w_full = m.b.copy(), m.w.copy()
+    m.fit(10.0)  # lambda above every gradient: intercept-only model
+    ybar = y.mean()
+    assert np.all(m.w == 0.0)  # pruned or zero
+    assert m.b[0] == pytest.approx(np.log(ybar / (1 - ybar)), rel=1e-8)
+    if m.w.size == 0:
+        m.add(x)
+    m.fit(0.0)
+    np.testing.assert_allclose(m.b, b_full, rtol=1e-8)
+    np.testing.assert_allclose(m.w, w_full, rtol=1e-8)

@@ -164,12 +164,16 @@ class L1Model:
             self.w = np.where(support, self.w, 0.0)
             signs = np.sign(self.w)
             idx = np.flatnonzero(support)
+            w_round, b_round = self.w.copy(), self.b.copy()
             # entering weights start at zero with the sign that lowers the criterion
             ok = self._newton(self.cols[:, idx], signs[idx], lam, idx)
             if not ok:
                 break
             crossed = idx[np.sign(self.w[idx]) != signs[idx]]
             if crossed.size:
+                # with a sign fixed wrongly the smooth criterion is unbounded below and Newton
+                # runs off: restart from the round's starting point, not from where it ran to
+                self.w, self.b = w_round, b_round
                 support[crossed] = False
                 self.w[crossed] = 0.0
                 continue
