@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
-from .formula.design import build_design, design_matrix, term_name
+from .formula.design import build_design, check_fixed, design_matrix, term_name
 from .models import is_ols, make_state, resolve_family
-from .policies import Policy, get_policy
+from .policies import Policy
 from .results import StreamRegResults
 from .search import streamwise_search
 from .search.methods import resolve_method, run_search_method
@@ -268,9 +268,7 @@ def select(
     fixed_x = design_matrix(fixed_rhs, frame, frame)
     if fixed_x.shape[1] == 0:
         raise ValueError("the model has no fixed column; keep intercept=True or pass fixed=")
-    from .formula.design import _check_fixed
-
-    _check_fixed(fixed_x, n)
+    check_fixed(fixed_x, n)
 
     stream_objs = _as_streams(streams, n)
     y_ordered = _apply_order(stream_objs, order, yv, seed)

@@ -273,7 +273,7 @@ def build_design(
         raise ValueError(f"the response {resp_col!r} has infinite values")
 
     fixed = fixed_matrix(parsed.fixed, frame)
-    _check_fixed(fixed, len(frame))
+    check_fixed(fixed, len(frame))
 
     frame = frame.copy()  # generated PCA columns are added to it
     build = ClassBuild()
@@ -403,7 +403,7 @@ def fixed_matrix(rhs: str, frame: pd.DataFrame) -> pd.DataFrame:
         raise FormulaError(f"patsy cannot build the fixed terms {rhs!r}: {exc}") from None
 
 
-def _check_fixed(fixed: pd.DataFrame, n: int) -> None:
+def check_fixed(fixed: pd.DataFrame, n: int) -> None:
     k = fixed.shape[1]
     if n <= k:
         raise ValueError(

@@ -54,12 +54,11 @@ class Basis:
         return self._q[:, : self.k]
 
     def residualise(self, b: np.ndarray) -> np.ndarray:
-        """``(I - Q Q') b`` for a matrix b (twice, for orthogonality to rounding)."""
+        """``(I - Q Q') b`` for a matrix b (one pass; callers needing exact orthogonality repeat it)."""
         q = self.q
         if self.k == 0:
             return b.copy()
-        r = b - q @ (q.T @ b)
-        return r
+        return b - q @ (q.T @ b)
 
     def append(self, columns: np.ndarray) -> int:
         """Add the columns' new directions; returns how many were independent."""

@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 
 from ..formula.design import design_matrix
 from ..search.streamwise import SearchResult
