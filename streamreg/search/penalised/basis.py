@@ -100,6 +100,38 @@ class Expander:
         values = np.column_stack(cols) if cols else np.empty((len(raw), 0))
         return specs, values
 
+    def expand_block(self, block, first_term: int) -> tuple[list[ColumnSpec], np.ndarray, np.ndarray]:
+        """All weight columns of a :class:`~streamreg.models.base.CandidateBlock` at once.
+
+        Returns the specs, the values (n x c) and, per column, the position of its term in
+        the block (sorted).  Terms are numbered ``first_term + j``.  The linear basis is
+        computed with one pass over the block; the RBF basis term by term.
+        """
+        if self.basis == "rbf":
+            specs, cols, owner = [], [], []
+            for j in range(len(block)):
+                s, v = self.expand(block.term(j), first_term + j)
+                specs.extend(s)
+                cols.append(v)
+                owner.extend([j] * len(s))
+            values = np.column_stack(cols) if cols else np.empty((block.values.shape[0], 0))
+            return specs, values, np.asarray(owner, dtype=int)
+        raw = np.asarray(block.values, dtype=float)
+        col_term = np.repeat(np.arange(len(block)), block.widths)
+        source = np.arange(raw.shape[1]) - block.starts[col_term]
+        sd = raw.std(axis=0)
+        keep = sd > 1e-12 * np.maximum(1.0, np.abs(raw).max(axis=0, initial=0.0))
+        raw, col_term, source, sd = raw[:, keep], col_term[keep], source[keep], sd[keep]
+        if self.standardize:
+            mean = raw.mean(axis=0)
+            values = (raw - mean) / sd
+        else:
+            mean, sd = np.zeros(raw.shape[1]), np.ones(raw.shape[1])
+            values = raw.copy()
+        specs = [ColumnSpec(first_term + int(t), int(s), float(m), float(d))
+                 for t, s, m, d in zip(col_term, source, mean, sd)]
+        return specs, values, col_term
+
     def describe(self) -> str:
         if self.basis == "rbf":
             return f"rbf(k_max={self.k_max}, width={self.width:g})"

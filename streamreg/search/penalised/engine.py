@@ -34,7 +34,7 @@ def loss_value(loss: str, y: np.ndarray, eta: np.ndarray) -> float:
     if loss == "squared":
         r = y - eta
         return float(r @ r) / (2 * len(y))
-    return float(np.mean(np.logaddexp(0.0, eta) - y * eta))
+    return float(np.logaddexp(0.0, eta).sum() - y @ eta) / len(y)
 
 
 def loss_derivatives(loss: str, y: np.ndarray, eta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
@@ -196,15 +196,13 @@ class L1Model:
         theta = np.concatenate([self.b, self.w[idx] if idx is not None else np.zeros(a.shape[1])])
         pen = np.concatenate([np.zeros(k0), lam * signs])
         y, loss = self.y, self.loss
-
-        def crit(th):
-            return loss_value(loss, y, z @ th) + float(pen @ th)
-
-        cur = crit(theta)
+        # the linear predictor of each accepted point is kept for the next derivatives
+        eta = z @ theta
+        cur = loss_value(loss, y, eta) + float(pen @ theta)
         for _ in range(maxiter):
-            _, g, h = loss_derivatives(loss, y, z @ theta)
+            g, h = _eta_derivatives(loss, y, eta)
             grad = z.T @ g + pen
-            hess = (z * h[:, None]).T @ z
+            hess = (z.T * h) @ z
             try:
                 step = np.linalg.solve(hess, grad)
             except np.linalg.LinAlgError:
@@ -214,11 +212,12 @@ class L1Model:
             t = 1.0
             while True:
                 cand = theta - t * step
-                new = crit(cand)
+                eta_c = z @ cand
+                new = loss_value(loss, y, eta_c) + float(pen @ cand)
                 if new <= cur + 1e-16 * abs(cur) or t < 1e-10:
                     break
                 t *= 0.5
-            theta, done = cand, abs(cur - new) <= 1e-15 * max(abs(cur), 1e-300)
+            theta, eta, done = cand, eta_c, abs(cur - new) <= 1e-15 * max(abs(cur), 1e-300)
             cur = new
             if done or np.max(np.abs(t * step)) <= 1e-13 * max(1.0, np.max(np.abs(theta))):
                 break
@@ -226,3 +225,12 @@ class L1Model:
         if idx is not None:
             self.w[idx] = theta[k0:]
         return True
+
+
+def _eta_derivatives(loss: str, y: np.ndarray, eta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient and Hessian diagonal of the mean loss with respect to ``eta``."""
+    n = len(y)
+    if loss == "squared":
+        return (eta - y) / n, np.full(n, 1.0 / n)
+    mu = expit(eta)
+    return (mu - y) / n, mu * (1 - mu) / n

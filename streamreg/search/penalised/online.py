@@ -28,6 +28,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from ...models.base import CandidateBlock
 from ...streams.base import AcceptedTerm, TermBlock
 from .basis import ColumnSpec, Expander
 from .engine import L1Model
@@ -118,6 +119,102 @@ class _History:
                   "wealth", "status", "accepted", "pass"]]
 
 
+class _Pool:
+    """Columns waiting for a re-test, kept as one growing n x capacity matrix.
+
+    Re-testing the pool is then one matrix-vector product however many columns wait.
+    Removed columns are only marked dead; the matrix is compacted when it has to grow
+    and half of it is dead.  ``tried`` flags columns that entered without changing the
+    model (see :meth:`OnlineL1Search._retest_pool`).
+    """
+
+    def __init__(self, n: int):
+        self.mat = np.empty((n, 0))
+        self.specs: list[ColumnSpec] = []
+        self.live = np.zeros(0, dtype=bool)
+        self.tried = np.zeros(0, dtype=bool)
+        self.rejections = np.zeros(0, dtype=int)
+        self.where: dict[ColumnSpec, int] = {}
+        self.count = 0
+
+    def __len__(self) -> int:
+        return self.count
+
+    @property
+    def size(self) -> int:
+        return len(self.specs)
+
+    def add(self, specs: list[ColumnSpec], cols: np.ndarray, rejections) -> None:
+        k = len(specs)
+        if k == 0:
+            return
+        if self.size + k > self.mat.shape[1]:
+            if self.size - self.count > self.size // 2:
+                self._compact()
+            if self.size + k > self.mat.shape[1]:
+                self._grow(max(self.size + k, 2 * self.mat.shape[1], 64))
+        i = self.size
+        self.mat[:, i : i + k] = cols
+        self.live[i : i + k] = True
+        self.tried[i : i + k] = False
+        self.rejections[i : i + k] = rejections
+        for off, spec in enumerate(specs):
+            self.where[spec] = i + off
+        self.specs.extend(specs)
+        self.count += k
+
+    def _grow(self, cap: int) -> None:
+        n, size = self.mat.shape[0], self.size
+        mat = np.empty((n, cap))
+        mat[:, :size] = self.mat[:, :size]
+        self.mat = mat
+        for name in ("live", "tried", "rejections"):
+            old = getattr(self, name)
+            new = np.zeros(cap, dtype=old.dtype)
+            new[:size] = old[:size]
+            setattr(self, name, new)
+
+    def _compact(self) -> None:
+        keep = np.flatnonzero(self.live[: self.size])
+        k = len(keep)
+        self.mat[:, :k] = self.mat[:, keep]
+        for name in ("live", "tried", "rejections"):
+            arr = getattr(self, name)
+            arr[:k] = arr[keep]
+            arr[k:] = 0
+        self.specs = [self.specs[i] for i in keep]
+        self.where = {s: i for i, s in enumerate(self.specs)}
+
+    def abs_gradients(self, model: L1Model) -> np.ndarray:
+        """``|dL/dw_j|`` of every slot (dead slots included; mask with ``live``)."""
+        return np.abs(model.gradients(self.mat[:, : self.size]))
+
+    def take(self, i: int) -> tuple[ColumnSpec, np.ndarray, int]:
+        self.live[i] = False
+        self.count -= 1
+        spec = self.specs[i]
+        del self.where[spec]
+        return spec, self.mat[:, i].copy(), int(self.rejections[i])
+
+    def mark_tried(self, spec: ColumnSpec) -> None:
+        i = self.where.get(spec)
+        if i is not None:
+            self.tried[i] = True
+
+    def charge(self, max_rejections: int) -> None:
+        """One more rejection for every waiting column; those at the limit leave."""
+        size = self.size
+        live = self.live[:size]
+        self.rejections[:size][live] += 1
+        out = np.flatnonzero(live & (self.rejections[:size] >= max_rejections))
+        for i in out:
+            self.take(int(i))
+
+
+class _OutOfTime(Exception):
+    """Raised between two decisions when the search's time budget is spent."""
+
+
 class OnlineL1Search:
     """One online L1 search over blocks of terms (see the module docstring).
 
@@ -150,88 +247,94 @@ class OnlineL1Search:
         self.y = self.model.y
         self._yc = self.y - self.y.mean()
         self.active: list[ColumnSpec] = []
-        self.pool: list[ColumnSpec] = []
-        self._pool_vals: list[np.ndarray] = []
-        self._rejections: dict[ColumnSpec, int] = {}
+        self.pool = _Pool(self.model.n)
+        self._rejections: dict[ColumnSpec, int] = {}  # counts of columns out of the pool
+        self._last_pruned: list[ColumnSpec] = []
+        self._seen: set[frozenset] = {frozenset()}  # active sets reached so far
         self.terms: dict[int, _Term] = {}
         self.hist = _History()
         self.n_terms = 0
         self.n_tests = 0
         self.tested: dict[str, int] = {}
         self._clock = 0
+        self._deadline = None
         self.lambda_path: list[float] = [rule.lam]
 
     # ------------------------------------------------------------------ the run
     def run(self, blocks: Iterable[TermBlock], *, max_tests=None, max_selected=None, time_budget=None) -> OnlineL1Run:
         t0 = time.monotonic()
+        self._deadline = None if time_budget is None else t0 + time_budget
         stopped = "exhausted"
-        for block in blocks:
-            self.tested.setdefault(block.stream, 0)
-            if max_tests is not None and self.n_tests >= max_tests:
-                stopped = "max_tests"
-                break
-            if max_selected is not None and len({s.term for s in self.active}) >= max_selected:
-                stopped = "max_selected"
-                break
-            if time_budget is not None and time.monotonic() - t0 > time_budget:
-                stopped = "time_budget"
-                break
-            limit = None if max_tests is None else max_tests - self.n_tests
-            self._block(block, limit, max_selected)
+        try:
+            for block in blocks:
+                self.tested.setdefault(block.stream, 0)
+                if max_tests is not None and self.n_tests >= max_tests:
+                    stopped = "max_tests"
+                    break
+                if max_selected is not None and len({s.term for s in self.active}) >= max_selected:
+                    stopped = "max_selected"
+                    break
+                self._check_time()
+                limit = None if max_tests is None else max_tests - self.n_tests
+                self._block(block, limit, max_selected)
+        except _OutOfTime:
+            stopped = "time_budget"
         return OnlineL1Run(self.model, self.rule, list(self.active), self.terms, self.hist.frame(), self.n_tests,
                            stopped, dict(self.tested), time.monotonic() - t0, list(self.lambda_path))
 
+    def _check_time(self) -> None:
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise _OutOfTime
+
     def _block(self, block: TermBlock, limit: int | None, max_selected: int | None) -> None:
         m = len(block) if limit is None else min(len(block), limit)
-        specs, vals, owner = [], [], []
-        ids = []
-        for j in range(m):
-            tid = self.n_terms
-            self.n_terms += 1
-            ids.append(tid)
-            s, v = self.expander.expand(block.block.term(j), tid)
-            if s and self.corr_filter is not None:
-                keep = self._rule1(v)
-                s, v = [sp for sp, k in zip(s, keep) if k], v[:, keep]
-                if not s:
-                    self._record_arrival(block, j, tid, np.nan, 0, DISCARDED)
-                    continue
-            elif not s:
-                self._record_arrival(block, j, tid, np.nan, 0, CONSTANT)
-                continue
-            specs.extend(s)
-            vals.append(v)
-            owner.extend([j] * len(s))
+        cand = block.block
+        if m < len(block):
+            cand = CandidateBlock(cand.values[:, : int(cand.starts[m - 1] + cand.widths[m - 1])] if m else
+                                  cand.values[:, :0], cand.widths[:m])
+        first = self.n_terms
+        self.n_terms += m
+        specs, values, owner = self.expander.expand_block(cand, first)
+        status = np.full(m, None, dtype=object)  # terms decided before any test
+        status[np.setdiff1d(np.arange(m), owner)] = CONSTANT
+        if specs and self.corr_filter is not None:
+            keep = self._rule1(values)
+            discarded = np.setdiff1d(owner, owner[keep])
+            status[discarded] = DISCARDED
+            specs = [sp for sp, k in zip(specs, keep) if k]
+            values, owner = values[:, keep], owner[keep]
+        for j in np.flatnonzero(status != None):  # noqa: E711 -- elementwise on an object array
+            self._record_arrival(block, int(j), first + int(j), np.nan, 0, status[j])
         if not specs:
             return
-        values = np.column_stack(vals)
-        owner = np.asarray(owner)
-        pos = 0  # first column not yet decided
-        while pos < len(specs):
+        # column range [lo[j], hi[j]) of each remaining term (owner is sorted)
+        terms_left = np.unique(owner)
+        lo = np.searchsorted(owner, terms_left, side="left")
+        hi = np.searchsorted(owner, terms_left, side="right")
+        pos = 0  # first term (index into terms_left) not yet decided
+        while pos < len(terms_left):
+            self._check_time()
             lam = self.rule.lam
-            grad = self.model.gradients(values[:, pos:])
-            passing = np.flatnonzero(np.abs(grad) > lam)
+            c0 = lo[pos]
+            grad = np.abs(self.model.gradients(values[:, c0:]))
+            passing = np.flatnonzero(grad > lam)
             # decide whole terms: the first term owning a passing column enters
-            if passing.size:
-                j_in = owner[pos + passing[0]]
-                first = int(np.flatnonzero(owner == j_in)[0])
-            else:
-                j_in, first = None, len(specs)
-            # terms wholly before ``first`` are rejected
-            for j in np.unique(owner[pos:first]):
-                sl = np.flatnonzero(owner == j)
-                stat = float(np.abs(grad[sl - pos]).max())
-                self._record_arrival(block, j, ids[j], stat, len(sl), REJECTED)
-                for c in sl:
-                    self._to_pool(specs[c], values[:, c])
-            if j_in is None:
+            t_in = np.searchsorted(hi, c0 + passing[0], side="right") if passing.size else len(terms_left)
+            for t in range(pos, t_in):  # terms before it are rejected
+                a, b = lo[t], hi[t]
+                j = int(terms_left[t])
+                self._record_arrival(block, j, first + j, float(grad[a - c0 : b - c0].max()), b - a, REJECTED)
+            if self.retest:
+                cut = lo[t_in] if t_in < len(terms_left) else values.shape[1]
+                self._to_pool(specs[c0:cut], values[:, c0:cut])
+            if t_in == len(terms_left):
                 break
-            sl = np.flatnonzero(owner == j_in)
-            stat = float(np.abs(grad[sl - pos]).max())
-            self._record_arrival(block, j_in, ids[j_in], stat, len(sl), ENTERED)
-            self._enter_term([specs[c] for c in sl], values[:, sl])
+            a, b = lo[t_in], hi[t_in]
+            j = int(terms_left[t_in])
+            self._record_arrival(block, j, first + j, float(grad[a - c0 : b - c0].max()), b - a, ENTERED)
+            self._enter_term(specs[a:b], values[:, a:b])
             self._retest_pool()
-            pos = int(sl[-1]) + 1
+            pos = t_in + 1
             if max_selected is not None and len({s.term for s in self.active}) >= max_selected:
                 break
 
@@ -252,9 +355,8 @@ class OnlineL1Search:
             if not np.abs(grad[k]) > self.rule.lam:
                 break
             c = left.pop(k)
-            self._add(specs[c], values[:, c])
-        for c in left:
-            self._to_pool(specs[c], values[:, c])
+            self._add_tracked(specs[c], values[:, c])
+        self._to_pool([specs[c] for c in left], values[:, left])
 
     def _add(self, spec: ColumnSpec, column: np.ndarray) -> None:
         self._clock += 1
@@ -267,68 +369,88 @@ class OnlineL1Search:
         cols_before = self.model.cols
         pruned = self.rule.optimise(self.model)
         self.lambda_path.append(self.rule.lam)
+        self._last_pruned = []
         if len(pruned):
             gone = [self.active[i] for i in pruned]
             keep = np.setdiff1d(np.arange(len(self.active)), pruned)
             self.active = [self.active[i] for i in keep]
-            for i, spec in zip(pruned, gone):
+            self._last_pruned = gone
+            for spec in gone:
                 if self.record:
                     t = self.terms[spec.term]
                     self.hist.add(pd.NA, t.stream, pd.NA, t.name, np.nan, 1, self.rule.lam, PRUNED, 0)
-                self._to_pool(spec, cols_before[:, i], count=False)
+            if self.retest:
+                self.pool.add(gone, cols_before[:, pruned], [self._rejections.pop(s, 0) for s in gone])
 
-    def _to_pool(self, spec: ColumnSpec, column: np.ndarray, count: bool = True) -> None:
-        if not self.retest:
+    def _to_pool(self, specs: list[ColumnSpec], columns: np.ndarray) -> None:
+        """Rejected columns wait in the pool (each charged one rejection)."""
+        if not self.retest or not specs:
             return
-        if count:
-            self._rejections[spec] = self._rejections.get(spec, 0) + 1
-            if self.max_rejections is not None and self._rejections[spec] >= self.max_rejections:
-                return
-        self.pool.append(spec)
-        self._pool_vals.append(np.asarray(column, dtype=float))
+        counts = np.array([self._rejections.pop(s, 0) + 1 for s in specs])
+        if self.max_rejections is not None:
+            keep = counts < self.max_rejections
+            if not keep.all():
+                specs = [s for s, k in zip(specs, keep) if k]
+                columns, counts = columns[:, keep], counts[keep]
+        self.pool.add(specs, columns, counts)
 
     def _retest_pool(self) -> None:
-        """Re-test the pool after a change: best passing column enters, repeat.
+        """Re-test the pool after a change: the best passing column enters, repeat.
 
-        With an adaptive lambda a column can enter and be pruned at once; such a column is
-        not offered again until the active set has changed in some other way, so the loop
-        ends (and a hard cap guards against cycles of a non-convex rule).
+        See :meth:`_add_tracked` for when an entry counts as progress; a column whose entry
+        made none is flagged ``tried`` and not offered again until some entry has made
+        progress.  With nothing else passing the round ends.  Every round therefore
+        terminates, and a fixed-lambda round still ends at the batch optimum (KKT holds
+        for every pooled column) whenever the fits are exact.
         """
-        if not self.retest or not self.pool:
+        pool = self.pool
+        if not self.retest:
             return
-        tried: set[ColumnSpec] = set()
-        for _ in range(10 * len(self.pool) + 100):
-            if not self.pool:
+        for _ in range(10 * len(pool) + 100):
+            self._check_time()
+            if not len(pool):
                 return
-            mat = np.column_stack(self._pool_vals)
-            grad = np.abs(self.model.gradients(mat))
-            ok = (grad > self.rule.lam) & np.array([s not in tried for s in self.pool])
+            lam = self.rule.lam
+            grad = pool.abs_gradients(self.model)
+            size = pool.size
+            ok = pool.live[:size] & ~pool.tried[:size] & (grad > lam)
             if not ok.any():
-                # the columns that stay rejected are charged one more rejection
-                self._charge_pool(grad)
+                if self.max_rejections is not None:
+                    pool.charge(self.max_rejections)  # the columns that stay rejected
                 return
             k = int(np.argmax(np.where(ok, grad, -np.inf)))
-            spec, col = self.pool.pop(k), self._pool_vals.pop(k)
-            before = {s for s in self.active}
+            spec, col, rejections = pool.take(k)
+            self._rejections[spec] = rejections
             t = self.terms[spec.term]
             if self.record:
-                self.hist.add(pd.NA, t.stream, pd.NA, t.name, float(grad[k]), 1, self.rule.lam, REENTERED, 2)
-            self._add(spec, col)
-            after = {s for s in self.active}
-            if after == before:  # entered and was pruned straight away
-                tried.add(spec)
-            else:
-                tried.clear()
+                self.hist.add(pd.NA, t.stream, pd.NA, t.name, float(grad[k]), 1, lam, REENTERED, 2)
+            self._add_tracked(spec, col)
 
-    def _charge_pool(self, grad: np.ndarray) -> None:
-        if self.max_rejections is None:
-            return
-        keep = []
-        for s in self.pool:
-            self._rejections[s] = self._rejections.get(s, 0) + 1
-            keep.append(self._rejections[s] < self.max_rejections)
-        self.pool = [s for s, k in zip(self.pool, keep) if k]
-        self._pool_vals = [v for v, k in zip(self._pool_vals, keep) if k]
+    def _add_tracked(self, spec: ColumnSpec, column: np.ndarray) -> bool:
+        """Enter a column and re-optimise; returns whether that was progress.
+
+        Progress means an active set never seen before in this search (and, with a fixed
+        lambda, a lower convex criterion: a rounding-level "improvement" of a saturated
+        fit is not progress).  An entry that was pruned at once, or that sent the model
+        back to an earlier active set -- the adaptive lambda of BP-SFS can cycle -- leaves
+        the model where it was, so the columns involved are flagged ``tried``: offering
+        them again before the model has changed would repeat the same fits.
+        """
+        lam = self.rule.lam
+        fixed_rule = type(self.rule) is LambdaRule
+        before = self.model.objective(lam) if fixed_rule else None
+        self._add(spec, column)
+        after = frozenset(self.active)
+        progress = after not in self._seen
+        if progress and fixed_rule:
+            progress = self.model.objective(lam) < before - 1e-13 * abs(before)
+        if progress:
+            self._seen.add(after)
+            self.pool.tried[: self.pool.size] = False
+        else:
+            for s in [spec, *self._last_pruned]:
+                self.pool.mark_tried(s)
+        return progress
 
     # ---------------------------------------------------------------- history
     def _record_arrival(self, block: TermBlock, j: int, tid: int, stat: float, df: int, status: str) -> None:
