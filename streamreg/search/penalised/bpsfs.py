@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from ...streams.base import Stream
-from .engine import L1Model
+from .engine import L1Model, _eta_derivatives
 from .grafting import PenalisedSearchResult, _check_nonneg, _OnlineL1Method, loss_for_family
 from .online import LambdaRule, OnlineL1Search
 
@@ -72,19 +72,19 @@ class BayesLambdaRule(LambdaRule):
     def optimise(self, model: L1Model) -> np.ndarray:
         """Alternate fit and lambda update until ``lambda = bayes_lambda(w)`` (relative tol).
 
-        The plain iteration ``lambda <- g(lambda)`` is monotone but converges linearly; once
-        the support is stable a secant step on ``g(lambda) - lambda`` is tried, and kept
-        only when it stays inside the bracket the plain steps have established.
+        The plain iteration ``lambda <- g(lambda)`` converges only linearly.  With the
+        support fixed, ``g`` is differentiable (the derivative of the weights in lambda
+        comes from the KKT system, :func:`lambda_slope`), so a Newton step on
+        ``g(lambda) - lambda`` is taken instead whenever it is defined and positive.
         """
         pruned_all: list[int] = []
         alive = np.arange(model.p)  # original positions of the current active columns
-        prev = None  # (lambda, g(lambda) - lambda) of the previous iteration, same support
+        prev_resid = None
         for _ in range(self.max_iter):
             pruned = model.fit(self.lam)
             if len(pruned):
                 pruned_all.extend(int(alive[i]) for i in pruned)
                 alive = np.delete(alive, pruned)
-                prev = None
             if not self.update:
                 break
             self.iterations += 1
@@ -94,19 +94,73 @@ class BayesLambdaRule(LambdaRule):
                 break
             g = bayes_lambda(model.w, model.n, self.dispersion(model))
             resid = g - self.lam
-            if abs(resid) <= self.tol * max(g, self.lam, 1e-300):
+            # converged, or stalled at the accuracy of the fits (the residual stopped
+            # shrinking on an unchanged support)
+            scale = max(g, self.lam, 1e-300)
+            if abs(resid) <= self.tol * scale or (abs(resid) <= 1e-6 * scale and not len(pruned)
+                                                  and prev_resid is not None and abs(resid) >= 0.5 * prev_resid):
                 self.lam = g
                 break
-            new = g
-            if prev is not None and resid != prev[1]:
-                sec = self.lam - resid * (self.lam - prev[0]) / (resid - prev[1])
-                lo, hi = sorted((self.lam, g))
-                # the root lies beyond g in the direction of the plain step (g is monotone)
-                if (resid > 0 and sec >= g) or (resid < 0 and 0 < sec <= g):
-                    new = sec if abs(sec - g) <= 10 * (hi - lo) else g
-            prev = (self.lam, resid)
-            self.lam = new
+            prev_resid = None if len(pruned) else abs(resid)
+            self.lam = self._next_lambda(model, g, resid)
         return np.asarray(sorted(pruned_all), dtype=int)
+
+
+    def _next_lambda(self, model: L1Model, g: float, resid: float) -> float:
+        """The next lambda: Newton on ``g(lambda) - lambda`` where it is valid, else a jump.
+
+        Newton extrapolates beyond ``g``; it is taken only when the linearised weights keep
+        their signs on the way (beyond that the support changes and the slope is void).
+        When lambda must grow and the support has no fixed point nearby (slope >= 1, or
+        the Newton point lies past a zero crossing), the plain iteration would creep up
+        until a weight reaches zero; the step goes straight to the first predicted
+        crossing (a little past it, and never past the second), or to ``g`` if further.
+        """
+        slope, dw = lambda_slope(model, self.lam, g)
+        if slope is None:
+            return g
+        w = model.w[model.w != 0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            delta = -w / dw  # lambda change at which each linearised weight reaches zero
+        ahead = np.sort(np.abs(delta[np.isfinite(delta) & (np.sign(delta) == np.sign(resid))]))
+        first = ahead[0] if ahead.size else np.inf
+        if slope < 1:
+            step = -resid / (slope - 1)
+            if abs(step) < first and self.lam + step > 0:
+                return self.lam + step
+        if resid > 0 and np.isfinite(first):
+            second = ahead[1] if ahead.size > 1 else np.inf
+            return max(g, self.lam + min(1.05 * first, 0.5 * (first + second)))
+        return g
+
+
+def lambda_slope(model: L1Model, lam: float, g: float) -> tuple[float | None, np.ndarray | None]:
+    """``dg/dlambda`` at an L1 optimum, ``g = bayes_lambda(w)``, with the support held fixed,
+    and the derivative of the non-zero weights.
+
+    On the support the KKT equations ``Z'dL/deta + lam [0, s] = 0`` give
+    ``dtheta/dlambda = -H^{-1} [0, s]``; ``sum|w|`` moves by ``s'dw`` and, for least squares,
+    the dispersion ``RSS/n`` by ``2 n dL = -2 n lam s'dw``.  (None, None) if H is singular.
+    """
+    nz = model.w != 0
+    if not nz.any():
+        return None, None
+    k0 = model.fixed.shape[1]
+    z = np.column_stack([model.fixed, model.cols[:, nz]])
+    eta = model.eta()
+    _, h = _eta_derivatives(model.loss, model.y, eta)
+    s = np.sign(model.w[nz])
+    try:
+        dtheta = -np.linalg.solve((z.T * h) @ z, np.concatenate([np.zeros(k0), s]))
+    except np.linalg.LinAlgError:
+        return None, None
+    dsum = float(s @ dtheta[k0:])
+    dlog = -dsum / float(np.abs(model.w).sum())
+    if model.loss == "squared":
+        r = model.y - eta
+        dlog += -2 * model.n * lam * dsum / float(r @ r)
+    slope = g * dlog
+    return (slope, dtheta[k0:]) if np.isfinite(slope) else (None, None)
 
 
 class BPSFS(_OnlineL1Method):
