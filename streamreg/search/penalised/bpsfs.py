@@ -80,11 +80,13 @@ class BayesLambdaRule(LambdaRule):
         pruned_all: list[int] = []
         alive = np.arange(model.p)  # original positions of the current active columns
         prev_resid = None
+        lo, hi = 0.0, np.inf  # the fixed point of the current support lies in (lo, hi)
         for _ in range(self.max_iter):
             pruned = model.fit(self.lam)
             if len(pruned):
                 pruned_all.extend(int(alive[i]) for i in pruned)
                 alive = np.delete(alive, pruned)
+                lo, hi = 0.0, np.inf
             if not self.update:
                 break
             self.iterations += 1
@@ -102,7 +104,14 @@ class BayesLambdaRule(LambdaRule):
                 self.lam = g
                 break
             prev_resid = None if len(pruned) else abs(resid)
-            self.lam = self._next_lambda(model, g, resid)
+            if resid > 0:
+                lo = max(lo, self.lam)
+            else:
+                hi = min(hi, self.lam)
+            new = self._next_lambda(model, g, resid)
+            if not lo < new < hi:  # an extrapolation left the bracket: bisect it
+                new = 0.5 * (lo + hi) if np.isfinite(hi) else g
+            self.lam = new
         return np.asarray(sorted(pruned_all), dtype=int)
 
 
