@@ -11,7 +11,7 @@ number of false selections stays controlled however long the stream is.
 >>> print(fit.summary())  # doctest: +SKIP
 """
 from . import datasets, policies
-from .api import select, streamreg
+from .api import RefitWarning, select, streamreg
 from .formula import FormulaError
 from .policies import AlphaInvesting, InformationInvesting, Policy
 from .results import StreamRegResults
@@ -19,6 +19,7 @@ from .results import StreamRegResults
 __version__ = "0.1.0"
 
 __all__ = [
+    "RefitWarning",
     "streamreg",
     "select",
     "StreamRegResults",

@@ -280,14 +280,16 @@ def select(
     else:
         search = streamwise_search(state, stream_objs, policy, block_size=block_size, max_tests=max_tests,
                                    max_selected=max_selected, time_budget=time_budget, verbose=verbose)
-    names = []
+    names, new_columns = [], {}
     for t in search.accepted:
         cols = t.columns if t.values.shape[1] == len(t.columns) else [f"{t.name}_{j}" for j in range(t.values.shape[1])]
         for c, v in zip(cols, t.values.T):
-            if c in frame.columns:
+            if c in frame.columns or c in new_columns:
                 raise ValueError(f"selected term {c!r} has the name of a fixed column or the response; rename it")
-            frame[c] = v
+            new_columns[c] = v
         names.extend(term_name(c) for c in cols)
+    if new_columns:
+        frame = pd.concat([frame, pd.DataFrame(new_columns, index=frame.index)], axis=1)
     rhs = " + ".join([fixed_rhs] + names)
     return _finish(search, rhs, term_name(yname), yname, frame, yv, fam, fam_name, policy, state, None, 0, None,
                    y_ordered=y_ordered)
@@ -341,17 +343,49 @@ def _is_iterable_stream(s) -> bool:
     return isinstance(s, Iterable) and not isinstance(s, (str, bytes, np.ndarray, pd.DataFrame))
 
 
+class RefitWarning(UserWarning):
+    """The statsmodels refit of the selected terms is not trustworthy (separation, rank)."""
+
+
+def _refit_problems(caught, shape: tuple[int, int]) -> list[str]:
+    """Plain-language descriptions of the statsmodels warnings raised by a refit (deduplicated)."""
+    out: list[str] = []
+    for w in caught:
+        name = type(w.message).__name__ if isinstance(w.message, Warning) else w.category.__name__
+        if name == "PerfectSeparationWarning":
+            text = ("the response is perfectly or quasi-perfectly separated by the selected terms: the "
+                    "maximum-likelihood estimates do not exist and the coefficients, standard errors and "
+                    "p-values are not meaningful")
+        elif name == "SingularMatrixWarning" or "rank" in str(w.message).lower():
+            text = (f"the design of the selected terms is rank-deficient ({shape[1]} columns, {shape[0]} rows): "
+                    "the coefficients are not identified")
+        elif name in ("ConvergenceWarning", "IterationLimitWarning"):
+            text = "the refit did not converge"
+        else:
+            warnings.warn(w.message, w.category, stacklevel=4)  # not ours to interpret: pass it on
+            continue
+        if text not in out:
+            out.append(text)
+    return out
+
+
 def _finish(search, rhs, response_label, response_name, train, y, fam, fam_name, policy, state,
             success_level, n_dropped, formula, derived=None, y_ordered=None, validation=None) -> StreamRegResults:
     x = design_matrix(rhs, train, train, derived)
     yser = pd.Series(y, index=x.index, name=response_name)
-    if is_ols(fam):
-        fit = sm.OLS(yser, x).fit()
-        fam_name = "gaussian"
-    else:
-        with np.errstate(over="ignore"):  # exp overflow in the inverse link saturates harmlessly
-            fit = sm.GLM(yser, x, family=fam).fit(tol=1e-10, maxiter=200)
-    return StreamRegResults(
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if is_ols(fam):
+            fit = sm.OLS(yser, x).fit()
+            fam_name = "gaussian"
+        else:
+            with np.errstate(over="ignore"):  # exp overflow in the inverse link saturates harmlessly
+                fit = sm.GLM(yser, x, family=fam).fit(tol=1e-10, maxiter=200)
+    refit_warnings = _refit_problems(caught, x.shape)
+    if refit_warnings:
+        warnings.warn("the refit of the selected terms is unreliable: " + "; ".join(refit_warnings)
+                      + " (see summary())", RefitWarning, stacklevel=3)
+    return StreamRegResults(refit_warnings=refit_warnings, 
         search=search, fit=fit, rhs=rhs, response_label=response_label, response_name=response_name,
         train=train, family=fam, family_name=fam_name, policy=policy,
         test_description=getattr(search, "test_description", "")

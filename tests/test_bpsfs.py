@@ -149,3 +149,31 @@ def test_formula_path_and_summary():
     text = " ".join(str(fit.summary()).split())
     assert "bp-sfs" in text and "controls no error rate" in text
     assert list(fit.params.index[1:]) == fit.selected_terms
+
+
+def test_wide_binomial_terminates_at_a_fixed_point():
+    # p >> n: entries that the rising lambda prunes at once, and cycles of the adaptive
+    # lambda, must not stall the Possible-set re-tests
+    rng = np.random.default_rng(8)
+    n, p = 40, 800
+    X = rng.normal(size=(n, p))
+    eta = 2.0 * X[:, 3] - 1.5 * X[:, 50] + X[:, 400]
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-eta))).astype(float)
+    res = sr.select(y, X, family="binomial", method="bp-sfs", time_budget=120)
+    assert res.stopped_by == "exhausted"
+    run = res.search.run
+    assert run.model.p > 0
+    # the final lambda is the Jeffreys estimate of the final weights
+    assert res.search.lam == pytest.approx(bayes_lambda(run.model.w, n), rel=1e-6)
+
+
+def test_time_budget_stops_bpsfs():
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=50)
+
+    def endless():
+        while True:
+            yield rng.normal(size=50)
+
+    res = sr.select(y, endless(), method="bp-sfs", c=0.0, time_budget=0.5)
+    assert res.stopped_by == "time_budget"

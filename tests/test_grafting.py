@@ -184,3 +184,69 @@ def test_large_lambda_after_a_fit_leaves_the_intercept_at_its_mle():
     m.fit(0.0)
     np.testing.assert_allclose(m.b, b_full, rtol=1e-8)
     np.testing.assert_allclose(m.w, w_full, rtol=1e-8)
+
+
+def _wide_logistic(seed, n=40, p=600):
+    """p >> n with a few strong features: the regime where online re-testing used to cycle."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    eta = 2.0 * X[:, 3] - 1.5 * X[:, 50] + X[:, 400]
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-eta))).astype(float)
+    return X, y
+
+
+def _lam_max(Z, y):
+    return float(np.abs(Z.T @ ((y.mean() - y) / len(y))).max())
+
+
+@pytest.mark.parametrize("ratio", [0.1, 0.01])
+def test_wide_logistic_small_lambda_terminates_at_the_optimum(ratio):
+    # near-saturated fits (active set close to n) used to make entries and prunings cycle;
+    # the run must end by itself and satisfy KKT for every one of the 600 features
+    X, y = _wide_logistic(5)
+    n, p = X.shape
+    Z = standardise(X)
+    lam = ratio * _lam_max(Z, y)
+    res = sr.select(y, X, family="binomial", method="grafting", lam=lam, time_budget=120)
+    assert res.stopped_by == "exhausted"
+    w, b = weights_of(res, p)
+    mu = 1 / (1 + np.exp(-(b + Z @ w)))
+    grad = Z.T @ ((mu - y) / n)
+    assert np.all(np.abs(grad[w == 0]) <= lam * (1 + 1e-6))
+    np.testing.assert_allclose(grad[w != 0], -lam * np.sign(w[w != 0]), rtol=1e-6, atol=1e-9)
+    assert abs(np.sum(mu - y)) <= 1e-8 * n  # the unpenalised intercept's equation
+
+
+def test_warm_started_cv_path_equals_online_cv():
+    # with re-testing the online fit is the batch optimum, so the warm-started working-set
+    # path must give the same validation losses as one online run per (fold, lambda);
+    # a rejection limit no run can reach forces the online route
+    X, y = _gaussian(6, n=90, p=30)
+    fast = sr.select(y, X, method="grafting", cv=3, n_lambdas=6).search.cv
+    slow = sr.select(y, X, method="grafting", cv=3, n_lambdas=6, max_rejections=10**9).search.cv
+    np.testing.assert_allclose(fast["lam"], slow["lam"], rtol=1e-14)
+    np.testing.assert_allclose(fast["cv_loss"], slow["cv_loss"], rtol=1e-7)
+    assert fast["completed"].all() and list(fast["chosen"]) == list(slow["chosen"])
+
+
+def test_cv_respects_the_time_budget():
+    X, y = _wide_logistic(2, n=60, p=3000)
+    res = sr.select(y, X, family="binomial", method="grafting", cv=5, n_lambdas=400, lambda_ratio=0.001,
+                    time_budget=1.0)
+    cv = res.search.cv
+    assert not cv["completed"].all()  # the walk down the grid was cut short
+    assert cv.loc[cv["chosen"], "completed"].all()
+    assert res.search.elapsed < 30
+
+
+def test_online_search_stops_at_the_time_budget():
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=50)
+
+    def endless():
+        while True:
+            yield rng.normal(size=50)
+
+    res = sr.select(y, endless(), method="grafting", lam=0.01, time_budget=0.5)
+    assert res.stopped_by == "time_budget"
+    assert res.search.elapsed < 10

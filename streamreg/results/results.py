@@ -30,8 +30,11 @@ class StreamRegResults:
     def __init__(self, *, search: SearchResult, fit, rhs: str, response_label: str, response_name: str,
                  train: pd.DataFrame, family, family_name: str, policy, test_description: str,
                  success_level=None, n_dropped: int = 0, formula: str | None = None,
-                 derived=None, y_ordered: list[str] | None = None, validation: dict | None = None):
+                 derived=None, y_ordered: list[str] | None = None, validation: dict | None = None,
+                 refit_warnings: list[str] | None = None):
         self.fit = fit
+        #: problems statsmodels reported when refitting the selected terms (plain language)
+        self.refit_warnings = list(refit_warnings or [])
         self.search = search
         self.selected = search.selected
         self.per_stream = search.per_stream

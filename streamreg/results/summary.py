@@ -62,6 +62,8 @@ def notes(res) -> list[str]:
             "Coefficient p-values below come from refitting the selected terms on the same data; "
             "they ignore the selection and are not valid post-selection p-values."
         )
+    for problem in getattr(res, "refit_warnings", []):
+        lines.append(f"WARNING: {problem[0].upper()}{problem[1:]}.")
     return lines
 
 

@@ -55,6 +55,10 @@ def bayes_lambda(weights: np.ndarray, n: int, dispersion: float = 1.0) -> float:
     return dispersion * p / (n * float(w.sum()))
 
 
+#: lower end of the lambda iteration (times n^-1/2, on the mean-loss scale of standardised columns)
+MIN_START = 1e-6
+
+
 class BayesLambdaRule(LambdaRule):
     """Re-optimise and re-estimate lambda (``bayes_lambda``) until they agree."""
 
@@ -81,6 +85,10 @@ class BayesLambdaRule(LambdaRule):
         alive = np.arange(model.p)  # original positions of the current active columns
         prev_resid = None
         lo, hi = 0.0, np.inf  # the fixed point of the current support lies in (lo, hi)
+        if self.update and self.lam < MIN_START * model.n ** -0.5 and model.p:
+            # the iteration climbs from below; it starts at a small positive lambda, since at
+            # lambda = 0 a separable logistic fit has no finite optimum
+            self.lam = MIN_START * model.n ** -0.5
         for _ in range(self.max_iter):
             pruned = model.fit(self.lam)
             if len(pruned):
@@ -186,6 +194,10 @@ class BPSFS(_OnlineL1Method):
         Re-estimate lambda from the active weights (the method); False freezes it.
     basis, k_max, rbf_width, standardize, max_rejections
         As for :class:`Grafting`.
+    max_reentries : int or None
+        A Possible-set feature pruned after re-entering this many times is dropped for
+        good (ours: the paper is silent; without a limit the adaptive lambda can make the
+        re-tests wander through active sets for minutes on p >> n data).
 
     Examples
     --------
@@ -200,7 +212,12 @@ class BPSFS(_OnlineL1Method):
 
     def __init__(self, c: float = 0.1, *, lambda0: float = 0.0, update_lambda: bool = True, basis: str = "linear",
                  k_max: int = 10, rbf_width: float = 0.3, standardize: bool = True,
-                 max_rejections: int | None = None, max_candidates: int = 1_000_000):
+                 max_rejections: int | None = None, max_reentries: int | None = 3,
+                 max_candidates: int = 1_000_000):
+        if max_reentries is not None and (isinstance(max_reentries, bool) or
+                                          not isinstance(max_reentries, (int, np.integer)) or max_reentries < 1):
+            raise ValueError(f"max_reentries must be a positive integer or None, got {max_reentries!r}")
+        self.max_reentries = max_reentries
         if isinstance(c, bool) or not isinstance(c, (int, float, np.floating, np.integer)) \
                 or not math.isfinite(c) or not 0 <= c <= 1:
             raise ValueError(f"c must be a correlation threshold in [0, 1], got {c!r}")
@@ -211,7 +228,8 @@ class BPSFS(_OnlineL1Method):
     def parameters(self) -> dict:
         return {"c": self.c, "lambda0": self.lambda0, "update_lambda": self.update_lambda, "basis": self.basis,
                 "k_max": self.k_max, "rbf_width": self.rbf_width, "standardize": self.standardize,
-                "max_rejections": self.max_rejections, "max_candidates": self.max_candidates}
+                "max_rejections": self.max_rejections, "max_reentries": self.max_reentries,
+                "max_candidates": self.max_candidates}
 
     def describe(self) -> str:
         lam = getattr(self, "lam_", None)
@@ -229,7 +247,8 @@ class BPSFS(_OnlineL1Method):
         t0 = time.monotonic()
         rule = BayesLambdaRule(self.lambda0, update=self.update_lambda)
         search = OnlineL1Search(y, fixed, loss, rule, self.expander, retest=True,
-                                max_rejections=self.max_rejections, corr_filter=self.c)
+                                max_rejections=self.max_rejections, corr_filter=self.c,
+                                max_reentries=self.max_reentries)
         run = search.run(self._blocks(streams, block_size), max_tests=max_tests, max_selected=max_selected,
                          time_budget=time_budget)
         self.lam_ = rule.lam

@@ -28,7 +28,7 @@ from ...streams.base import Stream, TermBlock
 from ..stepwise import collect_blocks
 from ..streamwise import SearchResult
 from .basis import Expander
-from .engine import loss_value
+from .engine import L1Model, lasso_working_set, loss_value
 from .online import LambdaRule, OnlineL1Run, OnlineL1Search, run_to_terms
 
 
@@ -196,8 +196,12 @@ class Grafting(_OnlineL1Method):
         cv_table = None
         if self.lam is None:
             blocks = collect_blocks(streams, block_size, self.max_candidates)
-            lam, cv_table = self.choose_lambda(y, fixed, loss, blocks)
+            # cross-validation may use half the time budget; the final fit the rest
+            deadline = None if time_budget is None else t0 + time_budget / 2
+            lam, cv_table = self.choose_lambda(y, fixed, loss, blocks, deadline=deadline)
             source = iter(blocks)
+            if time_budget is not None:
+                time_budget = max(time_budget - (time.monotonic() - t0), 0.0)
         else:
             lam, source = float(self.lam), self._blocks(streams, block_size)
         self.lam_ = lam
@@ -209,22 +213,30 @@ class Grafting(_OnlineL1Method):
     # -------------------------------------------------------------- lambda by CV
     def lambda_grid(self, y, fixed, loss, blocks: list[TermBlock]) -> np.ndarray:
         """``n_lambdas`` values from ``lam_max`` (no weight enters) down, geometrically."""
-        search = OnlineL1Search(y, fixed, loss, LambdaRule(0.0), self.expander, record=False)
-        g = search.model.loss_gradient()
-        lam_max, tid = 0.0, 0
+        g = L1Model(y, fixed, loss).loss_gradient()
+        lam_max, first = 0.0, 0
         for b in blocks:
-            for j in range(len(b)):
-                _, v = self.expander.expand(b.block.term(j), tid)
-                tid += 1
-                if v.shape[1]:
-                    lam_max = max(lam_max, float(np.abs(v.T @ g).max()))
+            _, v, _ = self.expander.expand_block(b.block, first)
+            first += len(b)
+            if v.shape[1]:
+                lam_max = max(lam_max, float(np.abs(v.T @ g).max()))
         if lam_max == 0:
             raise ValueError("no candidate has a non-zero gradient: nothing to select")
         return lam_max * np.geomspace(1.0, self.lambda_ratio, self.n_lambdas)
 
-    def choose_lambda(self, y, fixed, loss, blocks: list[TermBlock]) -> tuple[float, pd.DataFrame]:
+    def choose_lambda(self, y, fixed, loss, blocks: list[TermBlock], *, deadline: float | None = None
+                      ) -> tuple[float, pd.DataFrame]:
         """k-fold CV of the mean validation loss over the grid; the smallest mean wins
-        (ties: the larger lambda)."""
+        (ties: the larger lambda).
+
+        With re-testing and no rejection limit the online fit at a fixed lambda is the
+        batch L1 optimum over the features seen (paper 004, 4.2), so each fold follows the
+        grid from ``lam_max`` down with warm-started working-set solves
+        (:func:`~.engine.lasso_working_set`); otherwise every (fold, lambda) pair is a full
+        online run.  The grid is walked from the top for all folds together; past
+        ``deadline`` the walk stops and the choice is made among the lambdas done (the
+        table's ``completed`` column says which).
+        """
         y = np.asarray(y, dtype=float)
         fixed = np.asarray(fixed, dtype=float).reshape(len(y), -1)
         n = len(y)
@@ -234,26 +246,63 @@ class Grafting(_OnlineL1Method):
         where = [(bi, j) for bi, b in enumerate(blocks) for j in range(len(b))]
         perm = np.random.default_rng(self.random_state).permutation(n)
         folds = np.array_split(perm, self.cv)
-        losses = np.zeros((len(grid), self.cv))
-        for f, va in enumerate(folds):
-            tr = np.setdiff1d(np.arange(n), va)
-            sub = [_rows(b, tr) for b in blocks]
-            for li, lam in enumerate(grid):
-                search = OnlineL1Search(y[tr], fixed[tr], loss, LambdaRule(lam), self.expander,
-                                        retest=self.retest, max_rejections=self.max_rejections, record=False)
-                run = search.run(iter(sub))
-
-                def raw_of(tid, _va=va):
-                    bi, j = where[tid]
-                    return blocks[bi].block.term(j)[_va]
-
-                eta = run.predict_eta(fixed[va], raw_of)
-                losses[li, f] = loss_value(loss, y[va], eta)
+        batch = self.retest and self.max_rejections is None
+        fits = [_FoldFit(self, y, fixed, loss, blocks, where, va, batch) for va in folds]
+        losses = np.full((len(grid), self.cv), np.nan)
+        for li, lam in enumerate(grid):
+            if li > 0 and deadline is not None and time.monotonic() > deadline:
+                break
+            for f, fit in enumerate(fits):
+                losses[li, f] = fit.validation_loss(lam)
+        done = ~np.isnan(losses).any(axis=1)
         mean = losses.mean(axis=1)
-        best = int(np.flatnonzero(mean <= mean.min())[0])
+        best = int(np.flatnonzero(done & (mean <= np.nanmin(mean[done])))[0])
         table = pd.DataFrame({"lam": grid, "cv_loss": mean, "cv_se": losses.std(axis=1, ddof=1) / math.sqrt(self.cv)})
+        table["completed"] = done
         table["chosen"] = np.arange(len(grid)) == best
         return float(grid[best]), table
+
+
+class _FoldFit:
+    """One cross-validation fold: fits on the other folds' rows, loss on its own."""
+
+    def __init__(self, method: "Grafting", y, fixed, loss, blocks, where, va, batch: bool):
+        n = len(y)
+        self.method, self.loss, self.blocks, self.where, self.va = method, loss, blocks, where, va
+        self.tr = np.setdiff1d(np.arange(n), va)
+        self.y, self.fixed = y, fixed
+        self.sub = [_rows(b, self.tr) for b in blocks]
+        self.batch = batch
+        if batch:
+            specs, cols, first = [], [], 0
+            for b in self.sub:
+                s, v, _ = method.expander.expand_block(b.block, first)
+                specs.extend(s)
+                cols.append(v)
+                first += len(b)
+            self.specs = specs
+            self.columns = np.column_stack(cols) if cols else np.empty((len(self.tr), 0))
+            self.model = L1Model(y[self.tr], fixed[self.tr], loss)
+            self.active = np.zeros(0, dtype=int)
+
+    def _raw(self, tid: int) -> np.ndarray:
+        bi, j = self.where[tid]
+        return self.blocks[bi].block.term(j)[self.va]
+
+    def validation_loss(self, lam: float) -> float:
+        if self.batch:
+            self.active, _ = lasso_working_set(self.model, self.columns, lam, self.active)
+            eta = self.fixed[self.va] @ self.model.b
+            for k, w in zip(self.active, self.model.w):
+                spec = self.specs[k]
+                eta = eta + w * spec.values(self._raw(spec.term))
+        else:
+            m = self.method
+            search = OnlineL1Search(self.y[self.tr], self.fixed[self.tr], self.loss, LambdaRule(lam), m.expander,
+                                    retest=m.retest, max_rejections=m.max_rejections, record=False)
+            run = search.run(iter(self.sub))
+            eta = run.predict_eta(self.fixed[self.va], self._raw)
+        return loss_value(self.loss, self.y[self.va], eta)
 
 
 def _rows(block: TermBlock, rows: np.ndarray) -> TermBlock:

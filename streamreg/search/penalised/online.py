@@ -231,18 +231,26 @@ class OnlineL1Search:
         A pooled column rejected this many times leaves the pool for good (paper 004, 4.2).
     corr_filter : float, optional
         BP-SFS rule 1 threshold ``c``: columns with ``|corr(x, y)| < c`` are discarded.
+    max_reentries : int, optional
+        A column pruned after re-entering from the pool this many times leaves the pool
+        for good.  Not needed with a fixed lambda (the convex criterion falls with every
+        entry that counts); BP-SFS's adaptive lambda has no such criterion and can
+        otherwise wander through active sets for a very long time on p >> n data.
     record : bool
         Keep a history (off for cross-validation fits).
     """
 
     def __init__(self, y, fixed, loss: str, rule: LambdaRule, expander: Expander, *, retest: bool = True,
-                 max_rejections: int | None = None, corr_filter: float | None = None, record: bool = True):
+                 max_rejections: int | None = None, corr_filter: float | None = None,
+                 max_reentries: int | None = None, record: bool = True):
         self.model = L1Model(y, fixed, loss)
         self.rule = rule
         self.expander = expander
         self.retest = retest
         self.max_rejections = max_rejections
         self.corr_filter = corr_filter
+        self.max_reentries = max_reentries
+        self._reentries: dict[ColumnSpec, int] = {}
         self.record = record
         self.y = self.model.y
         self._yc = self.y - self.y.mean()
@@ -380,7 +388,11 @@ class OnlineL1Search:
                     t = self.terms[spec.term]
                     self.hist.add(pd.NA, t.stream, pd.NA, t.name, np.nan, 1, self.rule.lam, PRUNED, 0)
             if self.retest:
-                self.pool.add(gone, cols_before[:, pruned], [self._rejections.pop(s, 0) for s in gone])
+                back = np.ones(len(gone), dtype=bool)
+                if self.max_reentries is not None:
+                    back = np.array([self._reentries.get(s, 0) < self.max_reentries for s in gone])
+                self.pool.add([s for s, b in zip(gone, back) if b], cols_before[:, pruned[back]],
+                              [self._rejections.pop(s, 0) for s, b in zip(gone, back) if b])
 
     def _to_pool(self, specs: list[ColumnSpec], columns: np.ndarray) -> None:
         """Rejected columns wait in the pool (each charged one rejection)."""
@@ -421,6 +433,7 @@ class OnlineL1Search:
             k = int(np.argmax(np.where(ok, grad, -np.inf)))
             spec, col, rejections = pool.take(k)
             self._rejections[spec] = rejections
+            self._reentries[spec] = self._reentries.get(spec, 0) + 1
             t = self.terms[spec.term]
             if self.record:
                 self.hist.add(pd.NA, t.stream, pd.NA, t.name, float(grad[k]), 1, lam, REENTERED, 2)
