@@ -9,6 +9,17 @@ import numpy as np
 import statsmodels.api as sm
 
 
+def lord_gamma(j):
+    """onlineFDR's default LORD++ / LOND / alpha-spending sequence (closed form)."""
+    j = np.asarray(j, dtype=float)
+    return 0.07720838 * np.log(np.maximum(j, 2)) / (j * np.exp(np.sqrt(np.log(j))))
+
+
+def saffron_gamma(j):
+    """onlineFDR's default SAFFRON / ADDIS / Alpha_investing sequence (closed form)."""
+    return 0.4374901658 / np.asarray(j, dtype=float) ** 1.6
+
+
 def is_collinear(x: np.ndarray, c: np.ndarray, tol: float = 1e-10) -> bool:
     """c (n x d) adds no direction to span(x): residual of c on x is ~0."""
     beta, *_ = np.linalg.lstsq(x, c, rcond=None)
@@ -96,3 +107,57 @@ def score_test(res, extra, observed=True):
         )
     stat, p, df = out
     return float(np.asarray(stat).item()), float(np.asarray(p).item()), int(df)
+
+
+def naive_online(p, rule, alpha=0.05, w0=None, lam=None, tau=None):
+    """The rules written as in the papers / onlineFDR, counting everything from scratch."""
+    n = len(p)
+    levels, rej = [], []
+    for t in range(1, n + 1):  # 1-based test index
+        past = p[: t - 1]
+        taus = [i + 1 for i, r in enumerate(rej) if r]
+        if rule == "lord":
+            g = lord_gamma
+            tilde = w0 * g(t) + sum((alpha - w0 if k == 0 else alpha) * g(t - tj) for k, tj in enumerate(taus))
+            level = tilde
+        elif rule in ("saffron", "ai"):
+            g = saffron_gamma
+            cand = (past <= lam) if rule == "saffron" else np.array(rej, dtype=bool)
+            c0 = int(cand.sum())
+            tilde = w0 * g(t - c0)
+            for k, tj in enumerate(taus):
+                cj = int(cand[tj: t - 1].sum())  # candidates strictly between tau_j and t
+                tilde += (alpha - w0 if k == 0 else alpha) * g(t - tj - cj)
+            level = min(lam, (1 - lam) * tilde) if rule == "saffron" else tilde / (1 + tilde)
+        elif rule == "addis":
+            g = saffron_gamma
+            sel = past <= tau
+            cand = past <= lam
+            s, c0 = int(sel.sum()), int(cand.sum())
+            tilde = w0 * g(s - c0 + 1)
+            for k, tj in enumerate(taus):
+                kstar = int(sel[:tj].sum())
+                cj = int(cand[tj: t - 1].sum())
+                tilde += (alpha - w0 if k == 0 else alpha) * g(s - kstar - cj + 1)
+            level = min(lam, (tau - lam) * tilde)
+        levels.append(float(level))
+        rej.append(bool(p[t - 1] <= level))
+    return np.array(levels), np.array(rej)
+
+
+def naive_foster_stine(p, w0, omega):
+    """Foster and Stine (2008) alpha-investing, one test at a time (level capped at W/(1+W))."""
+    w, last = w0, 0
+    levels, rej, wealth = [], [], []
+    for j, pj in enumerate(p, start=1):
+        a = min(w / (1 + j - last), w / (1 + w)) if w > 0 else 0.0
+        levels.append(a)
+        if pj <= a:
+            rej.append(True)
+            w = w + omega
+            last = j
+        else:
+            rej.append(False)
+            w = max(w - a / (1 - a), 0.0)
+        wealth.append(w)
+    return np.array(levels), np.array(rej), np.array(wealth)

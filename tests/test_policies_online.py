@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from naive import naive_foster_stine, naive_online
 from streamreg.outcomes import TestOutcomes
 from streamreg.policies import (
     ADDIS,
@@ -190,42 +191,6 @@ def test_default_gamma_sequences():
 # ---------------------------------------------------------------------------------------
 
 
-def naive_online(p, rule, alpha=0.05, w0=None, lam=None, tau=None):
-    """The rules written as in the papers / onlineFDR, counting everything from scratch."""
-    n = len(p)
-    levels, rej = [], []
-    for t in range(1, n + 1):  # 1-based test index
-        past = p[: t - 1]
-        taus = [i + 1 for i, r in enumerate(rej) if r]
-        if rule == "lord":
-            g = lord_gamma
-            tilde = w0 * g(t) + sum((alpha - w0 if k == 0 else alpha) * g(t - tj) for k, tj in enumerate(taus))
-            level = tilde
-        elif rule in ("saffron", "ai"):
-            g = saffron_gamma
-            cand = (past <= lam) if rule == "saffron" else np.array(rej, dtype=bool)
-            c0 = int(cand.sum())
-            tilde = w0 * g(t - c0)
-            for k, tj in enumerate(taus):
-                cj = int(cand[tj: t - 1].sum())  # candidates strictly between tau_j and t
-                tilde += (alpha - w0 if k == 0 else alpha) * g(t - tj - cj)
-            level = min(lam, (1 - lam) * tilde) if rule == "saffron" else tilde / (1 + tilde)
-        elif rule == "addis":
-            g = saffron_gamma
-            sel = past <= tau
-            cand = past <= lam
-            s, c0 = int(sel.sum()), int(cand.sum())
-            tilde = w0 * g(s - c0 + 1)
-            for k, tj in enumerate(taus):
-                kstar = int(sel[:tj].sum())
-                cj = int(cand[tj: t - 1].sum())
-                tilde += (alpha - w0 if k == 0 else alpha) * g(s - kstar - cj + 1)
-            level = min(lam, (tau - lam) * tilde)
-        levels.append(float(level))
-        rej.append(bool(p[t - 1] <= level))
-    return np.array(levels), np.array(rej)
-
-
 def random_p(rng, n):
     p = rng.random(n)
     signal = rng.random(n) < 0.15
@@ -254,24 +219,6 @@ def test_matches_plain_transcription_on_random_streams(make, rule, kw):
             levels, accepted, _ = run_search(make(), outcomes_from_p(p), block=block)
             np.testing.assert_allclose(levels, want_levels, rtol=1e-12, atol=0)
             np.testing.assert_array_equal(accepted, want_rej)
-
-
-def naive_foster_stine(p, w0, omega):
-    """Foster and Stine (2008) alpha-investing, one test at a time (level capped at W/(1+W))."""
-    w, last = w0, 0
-    levels, rej, wealth = [], [], []
-    for j, pj in enumerate(p, start=1):
-        a = min(w / (1 + j - last), w / (1 + w)) if w > 0 else 0.0
-        levels.append(a)
-        if pj <= a:
-            rej.append(True)
-            w = w + omega
-            last = j
-        else:
-            rej.append(False)
-            w = max(w - a / (1 - a), 0.0)
-        wealth.append(w)
-    return np.array(levels), np.array(rej), np.array(wealth)
 
 
 def test_foster_stine_matches_transcription_on_20_streams():
