@@ -128,3 +128,14 @@ def test_select_api_with_dataframe_and_fixed(data):
     np.testing.assert_allclose(fit.params, ref.params, rtol=1e-8)
     assert fit.selected_formula.startswith("y ~ 1 + age")
     np.testing.assert_allclose(fit.predict(data.head()), ref.predict(data.head()), rtol=1e-10)
+
+
+def test_long_selection_facts_wrap_to_the_summary_width(data):
+    """A penalised method's long test description wraps instead of widening the block."""
+    fit = sr.streamreg("y ~ stream(x*)", data, method="grafting", lam=0.05)
+    text = fit.summary().as_text()
+    block = text[text.index("Streamwise selection"):text.index("stream tested")]
+    assert max(len(line.rstrip()) for line in block.splitlines()) <= 78
+    # nothing is lost: the wrapped pieces join back into the full description
+    joined = " ".join(line[20:].strip() for line in block.splitlines() if line[:20].strip() in ("Test:", ""))
+    assert fit.test_description in " ".join(joined.split())

@@ -84,8 +84,15 @@ class StreamRegSummary(Summary):
 def add_selection_block(summary: Summary, res, width: int = 78) -> Summary:
     """Insert the selection tables after the model header of a statsmodels Summary."""
     summary.__class__ = StreamRegSummary
-    facts = selection_facts(res)
-    t1 = SimpleTable([[a, b] for a, b in facts], title="Streamwise selection",
+    rows = []
+    label_width = max(len(a) for a, _ in selection_facts(res))
+    for label, value in selection_facts(res):
+        # long values (penalised methods' test descriptions) wrap onto continuation rows
+        # so the block stays as wide as the statsmodels tables around it
+        pieces = textwrap.wrap(value, width=width - label_width - 2) or [""]
+        rows.append([label, pieces[0]])
+        rows.extend(["", piece] for piece in pieces[1:])
+    t1 = SimpleTable(rows, title="Streamwise selection",
                      txt_fmt=dict(colsep="  ", data_aligns="l"))
     t2 = SimpleTable(stream_rows(res), headers=["stream", "tested", "selected", "final wealth"])
     lines = []
