@@ -1,5 +1,6 @@
 """BP-SFS: the Jeffreys-prior lambda, rule 1, the Possible set, and equality with grafting."""
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import optimize
 
@@ -107,6 +108,20 @@ def test_rule1_discards_and_possible_set_is_retested():
     assert discarded
     assert set(h.index[h["status"] == "discarded: rule 1 (|corr| < c)"]) == discarded
     assert not discarded & set(res.selected_terms)
+
+
+@pytest.mark.parametrize("block_size", [1, 4, 512])
+def test_history_lists_arrivals_in_stream_order(block_size):
+    """Discarded, rejected and entered terms appear in the order they arrived, whatever the block."""
+    X, y = _data(5)
+    res = sr.select(y, X, method="bp-sfs", c=0.1, block_size=block_size)
+    h = res.history
+    arrivals = h[~h["status"].isin(["pruned (weights reached 0)", "re-entered from the pool"])]
+    assert list(arrivals["term"]) == [f"x{j}" for j in range(X.shape[1])]
+    assert (h["pass"] == 1).all()
+    one = sr.select(y, X, method="bp-sfs", c=0.1, block_size=1).history
+    pd.testing.assert_frame_equal(h[["term", "status"]], one[["term", "status"]])
+    np.testing.assert_allclose(h["level"], one["level"], rtol=1e-9, atol=1e-15)
 
 
 def test_possible_set_is_retested_when_the_active_set_changes():

@@ -265,6 +265,7 @@ class OnlineL1Search:
         self.n_tests = 0
         self.tested: dict[str, int] = {}
         self._clock = 0
+        self._pass = 1  # stream pass of the block being processed (history of pool events)
         self._deadline = None
         self.lambda_path: list[float] = [rule.lam]
 
@@ -311,9 +312,18 @@ class OnlineL1Search:
             status[discarded] = DISCARDED
             specs = [sp for sp, k in zip(specs, keep) if k]
             values, owner = values[:, keep], owner[keep]
-        for j in np.flatnonzero(status != None):  # noqa: E711 -- elementwise on an object array
-            self._record_arrival(block, int(j), first + int(j), np.nan, 0, status[j])
+        self._pass = block.pass_no
+        # terms decided without a test are recorded in stream order, interleaved with the
+        # tested ones: before recording term j, flush the pre-decided terms ahead of it
+        predecided = list(np.flatnonzero(status != None))[::-1]  # noqa: E711 -- elementwise
+
+        def flush(upto: int) -> None:
+            while predecided and predecided[-1] < upto:
+                j = int(predecided.pop())
+                self._record_arrival(block, j, first + j, np.nan, 0, status[j])
+
         if not specs:
+            flush(m)
             return
         # column range [lo[j], hi[j]) of each remaining term (owner is sorted)
         terms_left = np.unique(owner)
@@ -331,6 +341,7 @@ class OnlineL1Search:
             for t in range(pos, t_in):  # terms before it are rejected
                 a, b = lo[t], hi[t]
                 j = int(terms_left[t])
+                flush(j)
                 self._record_arrival(block, j, first + j, float(grad[a - c0 : b - c0].max()), b - a, REJECTED)
             if self.retest:
                 cut = lo[t_in] if t_in < len(terms_left) else values.shape[1]
@@ -339,12 +350,14 @@ class OnlineL1Search:
                 break
             a, b = lo[t_in], hi[t_in]
             j = int(terms_left[t_in])
+            flush(j)
             self._record_arrival(block, j, first + j, float(grad[a - c0 : b - c0].max()), b - a, ENTERED)
             self._enter_term(specs[a:b], values[:, a:b])
             self._retest_pool()
             pos = t_in + 1
             if max_selected is not None and len({s.term for s in self.active}) >= max_selected:
-                break
+                return  # the terms after it were never examined
+        flush(m)
 
     def _rule1(self, v: np.ndarray) -> np.ndarray:
         vc = v - v.mean(axis=0)
@@ -386,7 +399,7 @@ class OnlineL1Search:
             for spec in gone:
                 if self.record:
                     t = self.terms[spec.term]
-                    self.hist.add(pd.NA, t.stream, pd.NA, t.name, np.nan, 1, self.rule.lam, PRUNED, 0)
+                    self.hist.add(pd.NA, t.stream, pd.NA, t.name, np.nan, 1, self.rule.lam, PRUNED, self._pass)
             if self.retest:
                 back = np.ones(len(gone), dtype=bool)
                 if self.max_reentries is not None:
@@ -436,7 +449,7 @@ class OnlineL1Search:
             self._reentries[spec] = self._reentries.get(spec, 0) + 1
             t = self.terms[spec.term]
             if self.record:
-                self.hist.add(pd.NA, t.stream, pd.NA, t.name, float(grad[k]), 1, lam, REENTERED, 2)
+                self.hist.add(pd.NA, t.stream, pd.NA, t.name, float(grad[k]), 1, lam, REENTERED, self._pass)
             self._add_tracked(spec, col)
 
     def _add_tracked(self, spec: ColumnSpec, column: np.ndarray) -> bool:
