@@ -28,7 +28,7 @@ wdbc; SPAMBASE is not in ../shared/data), plus three binary UCI sets the paper d
 digit); it is off by default to keep the run within ~20 minutes.
 
 Time limits (guards, so that one slow case cannot stall the table): 60 s per ``sr.select`` call, and a method
-stops taking new splits of a data set once it has spent ``--budget`` (75) seconds on it; each
+stops taking new splits of a data set once it has spent ``--budget`` (150) seconds on it; each
 table's ``runs`` column and notes say how many splits a method actually ran.
 
 Usage: ``python bench/bench_paper003.py [--quick] [--repeats R] [--budget S] [--time-limit S]
@@ -306,7 +306,7 @@ def main(argv=None):
     ap.add_argument("--graft-lambdas", type=int, default=20)
     ap.add_argument("--graft-ratio", type=float, default=0.01)
     ap.add_argument("--time-limit", type=int, default=60, help="seconds per sr.select call")
-    ap.add_argument("--budget", type=float, default=75.0,
+    ap.add_argument("--budget", type=float, default=150.0,
                     help="seconds per method and data set; further splits are skipped once spent")
     ap.add_argument("--only", default=None, help="comma-separated data set folders")
     ap.add_argument("--mfeat", action="store_true", help="add mfeat made binary (even vs odd digit)")
