@@ -174,7 +174,8 @@ def test_wide_binomial_terminates_at_a_fixed_point():
     X = rng.normal(size=(n, p))
     eta = 2.0 * X[:, 3] - 1.5 * X[:, 50] + X[:, 400]
     y = (rng.uniform(size=n) < 1 / (1 + np.exp(-eta))).astype(float)
-    res = sr.select(y, X, family="binomial", method="bp-sfs", time_budget=120)
+    with pytest.warns(sr.RefitWarning, match="separated"):
+        res = sr.select(y, X, family="binomial", method="bp-sfs", time_budget=120)
     assert res.stopped_by == "exhausted"
     run = res.search.run
     assert run.model.p > 0
