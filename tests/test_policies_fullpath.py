@@ -30,10 +30,12 @@ def make_data(seed: int, n: int = 120, m: int = 40) -> pd.DataFrame:
     return df
 
 
-def online_levels(rule: str, **kw):
-    """Level of the next test from the p-values so far, by re-running the transcription."""
+# each rule: level of the next test from the p-values and decisions so far
 
-    def level(past_p: list[float]) -> float:
+def online_levels(rule: str, **kw):
+    """Re-runs the transcription over the past p-values (it recomputes the decisions)."""
+
+    def level(past_p: list[float], accepted: list[bool]) -> float:
         levels, _ = naive_online(np.array(past_p + [1.0]), rule, **kw)
         return float(levels[-1])
 
@@ -41,7 +43,7 @@ def online_levels(rule: str, **kw):
 
 
 def foster_stine_level(w0: float, omega: float):
-    def level(past_p: list[float]) -> float:
+    def level(past_p: list[float], accepted: list[bool]) -> float:
         levels, _, _ = naive_foster_stine(np.array(past_p + [1.0]), w0, omega)
         return float(levels[-1])
 
@@ -83,10 +85,7 @@ def reference_walk(df: pd.DataFrame, *, level=None, penalty: float | None = None
             lev = math.nan
             ok = 2 * (fit1.llf - fit0.llf) > penalty
         else:
-            try:
-                lev = level(past_p)
-            except TypeError:
-                lev = level(past_p, accepted)
+            lev = level(past_p, accepted)
             ok = p <= lev
         trace.append((name, p, lev, ok))
         past_p.append(p)

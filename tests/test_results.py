@@ -137,5 +137,8 @@ def test_long_selection_facts_wrap_to_the_summary_width(data):
     block = text[text.index("Streamwise selection"):text.index("stream tested")]
     assert max(len(line.rstrip()) for line in block.splitlines()) <= 78
     # nothing is lost: the wrapped pieces join back into the full description
-    joined = " ".join(line[20:].strip() for line in block.splitlines() if line[:20].strip() in ("Test:", ""))
+    lines = block.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("Test:"))
+    col = lines[first].index("gradient")  # where the value column starts
+    joined = " ".join(line[col:].strip() for line in lines[first:] if line[:col].strip() in ("Test:", ""))
     assert fit.test_description in " ".join(joined.split())

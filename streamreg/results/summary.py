@@ -84,9 +84,10 @@ class StreamRegSummary(Summary):
 def add_selection_block(summary: Summary, res, width: int = 78) -> Summary:
     """Insert the selection tables after the model header of a statsmodels Summary."""
     summary.__class__ = StreamRegSummary
+    facts = selection_facts(res)
+    label_width = max(len(a) for a, _ in facts)
     rows = []
-    label_width = max(len(a) for a, _ in selection_facts(res))
-    for label, value in selection_facts(res):
+    for label, value in facts:
         # long values (penalised methods' test descriptions) wrap onto continuation rows
         # so the block stays as wide as the statsmodels tables around it
         pieces = textwrap.wrap(value, width=width - label_width - 2) or [""]
