@@ -84,6 +84,9 @@ class Basis:
         return added
 
 
+#: squared column norms outside this range are rescored at a power-of-two scale
+_SAFE_LOW, _SAFE_HIGH = 2.0**-600, 2.0**600
+
 #: below this fraction of its squared norm left after projection, a candidate's residual
 #: norm is recomputed explicitly instead of by subtraction (which would lose digits)
 _RECOMPUTE_BELOW = 1e-4
@@ -100,6 +103,19 @@ def reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray) -> tuple[n
     g = q_and_target.T @ cols
     qb, u = g[:-1], g[-1]
     norm2 = np.einsum("ij,ij->j", cols, cols)
+    wild = np.flatnonzero((norm2 != 0) & ~((norm2 > _SAFE_LOW) & (norm2 < _SAFE_HIGH)))
+    if wild.size:
+        # columns at scales like 1e-300 or 1e200 under- or overflow in the products above;
+        # the statistic is scale-free, so score them at a power-of-two scale (exact)
+        sub = equilibrate(cols[:, wild])
+        g_sub = q_and_target.T @ sub
+        g = g.copy()
+        g[:, wild] = g_sub
+        qb, u = g[:-1], g[-1]
+        norm2 = norm2.copy()
+        norm2[wild] = np.einsum("ij,ij->j", sub, sub)
+        cols = cols.copy()
+        cols[:, wild] = sub
     d2 = norm2 - np.einsum("ij,ij->j", qb, qb)
     redo = np.flatnonzero(d2 <= _RECOMPUTE_BELOW * norm2)
     if redo.size:
@@ -134,14 +150,42 @@ def multi_column_reduction(resid: np.ndarray, target: np.ndarray, total_sq: floa
 
 
 #: why a candidate was skipped (recorded in the history; skipped tests are not charged)
-TESTED, COLLINEAR, CONSTANT, NO_DF, SEPARATION = 0, 1, 2, 3, 4
+TESTED, COLLINEAR, CONSTANT, NO_DF = 0, 1, 2, 3
 SKIP_REASONS = {
     TESTED: "",
     COLLINEAR: "skipped: collinear with the current model",
     CONSTANT: "skipped: constant",
     NO_DF: "skipped: no residual degrees of freedom",
-    SEPARATION: "skipped: fit would separate the classes",
 }
+
+#: why a model state refused to accept a term the rule chose (``accept`` returns one)
+SEPARATION, NONCONVERGENCE = "separation", "nonconvergence"
+REFUSAL_REASONS = {
+    SEPARATION: "refused: separation (the maximum-likelihood estimate does not exist; exact LP test)",
+    NONCONVERGENCE: "refused: IRLS did not converge (the data are not separated)",
+}
+
+
+def column_scales(values: np.ndarray) -> np.ndarray:
+    """Per-column powers of two that bring each column's largest magnitude into [0.5, 1).
+
+    Dividing by a power of two is exact, so scaled columns carry the same digits; zero,
+    empty and non-finite columns get 1.  Used wherever a column's scale could otherwise
+    leave floating-point range or mislead a rank decision.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.shape[0] == 0:
+        return np.ones(values.shape[1])
+    with np.errstate(invalid="ignore"):
+        peak = np.abs(values).max(axis=0)
+    peak = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)
+    return np.ldexp(1.0, np.frexp(peak)[1])
+
+
+def equilibrate(values: np.ndarray) -> np.ndarray:
+    """``values`` with every column divided by its :func:`column_scales` (a new array)."""
+    values = np.asarray(values, dtype=float)
+    return values / column_scales(values)
 
 
 def skip_codes(block: CandidateBlock, rank: np.ndarray, df_resid: np.ndarray) -> np.ndarray:

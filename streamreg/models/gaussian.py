@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..outcomes import TestOutcomes
-from .base import TESTED, Basis, CandidateBlock, multi_column_reduction, reduce_single_columns, skip_codes
+from .base import (TESTED, Basis, CandidateBlock, equilibrate, multi_column_reduction, reduce_single_columns,
+                   skip_codes)
 from .distributions import CachedCritical, log_sf
 
 TESTS = ("t", "paper")
@@ -40,7 +41,7 @@ class GaussianState:
         self.y = np.asarray(y, dtype=float)
         self.n = len(self.y)
         self.basis = Basis(self.n, capacity=fixed.shape[1] + 16)
-        rank = self.basis.append(np.asarray(fixed, dtype=float))
+        rank = self.basis.append(equilibrate(fixed))
         if rank < fixed.shape[1]:
             raise ValueError("the fixed terms are collinear")  # names are checked upstream
         self._update_residual()
@@ -72,7 +73,7 @@ class GaussianState:
             drss, rank = self._single_columns(block.values)
         else:
             for j in range(m):
-                b = block.term(j)
+                b = equilibrate(block.term(j))  # the F statistic is scale-free; keep the norms in range
                 resid = self.basis.residualise(b)
                 drss[j], rank[j] = multi_column_reduction(resid, self.resid, float(np.sum(b * b)))
         df_resid = self.n - self.k - rank
@@ -103,7 +104,8 @@ class GaussianState:
 
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term's columns to the model.  Returns a refusal reason or None."""
-        self.basis.append(np.asarray(values, dtype=float).reshape(self.n, -1))
+        # at a power-of-two scale, so that columns at 1e-300 or 1e300 keep their direction
+        self.basis.append(equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1)))
         self._update_residual()
         return None
 

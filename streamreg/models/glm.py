@@ -13,6 +13,7 @@ information.  phi is the Pearson dispersion (1 for binomial and Poisson).
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import statsmodels.api as sm
@@ -24,54 +25,106 @@ from statsmodels.tools.sm_exceptions import (
 
 from ..outcomes import TestOutcomes
 from .base import (
+    NONCONVERGENCE,
     SEPARATION,
     TESTED,
     Basis,
     CandidateBlock,
+    equilibrate,
     multi_column_reduction,
     reduce_single_columns,
     skip_codes,
 )
 from .distributions import CachedCritical, log_sf
-from .separation import is_separated
+from .separation import mle_exists
 
 TESTS = ("score", "lr")
 _FIT_TOL = 1e-12
 _FIT_MAXITER = 200
+_RETRY_MAXITER = 2000
 _MU_EPS = 1e-12
-_SEPARATED = 10 * np.finfo(float).eps  # R's glm.fit threshold for "fitted probabilities 0 or 1"
-_SUSPECT = 1e-6  # fitted probabilities this close to 0 or 1 trigger the LP separation check
+#: fitted means this close to the boundary (0 or 1 for binomial, 0 for Poisson) trigger the
+#: exact test of whether the MLE exists; a trigger, never a verdict (R only warns there)
+_SUSPECT = 1e-6
 
 
-class SeparationError(RuntimeError):
-    """The IRLS fit did not reach an interior optimum (separation or divergence)."""
+@dataclass
+class GLMFit:
+    """A GLM fit and what, if anything, is wrong with it.
+
+    ``problem`` is None, :data:`SEPARATION` (the linear programme shows that the MLE does
+    not exist) or :data:`NONCONVERGENCE` (IRLS did not converge although the MLE exists).
+    ``result`` is the last IRLS iterate (None if the iteration broke down).
+    """
+
+    result: object | None
+    problem: str | None = None
 
 
-def fit_glm(y: np.ndarray, x: np.ndarray, family, start=None, offset=None):
-    """statsmodels GLM fit, tightly converged; raises SeparationError on trouble."""
-    model = sm.GLM(y, x, family=family, offset=offset)
-    with warnings.catch_warnings(), np.errstate(over="ignore"):
-        warnings.simplefilter("error", PerfectSeparationWarning)
-        warnings.simplefilter("error", ConvergenceWarning)
+def _near_boundary(family, y: np.ndarray, mu: np.ndarray) -> bool:
+    if isinstance(family, sm.families.Binomial):
+        return bool(np.minimum(mu, 1 - mu).min() < _SUSPECT)
+    if isinstance(family, sm.families.Poisson):
+        return bool((mu[y == 0] < _SUSPECT).any())
+    return False
+
+
+def _irls(model, start, maxiter: int):
+    """One statsmodels IRLS run; (result or None, whether a warning or error said trouble)."""
+    with warnings.catch_warnings(record=True) as caught, np.errstate(over="ignore", divide="ignore",
+                                                                       invalid="ignore"):
+        warnings.simplefilter("always")
         try:
-            result = model.fit(start_params=start, tol=_FIT_TOL, maxiter=_FIT_MAXITER)
-        except (PerfectSeparationWarning, PerfectSeparationError) as exc:
-            raise SeparationError(f"perfect separation: {exc}") from None
-        except ConvergenceWarning as exc:
-            raise SeparationError(f"IRLS did not converge: {exc}") from None
-        except np.linalg.LinAlgError as exc:
-            raise SeparationError(f"IRLS failed: {exc}") from None
-        if isinstance(family, sm.families.Binomial):
-            # quasi-complete separation: statsmodels converges without a warning while some
-            # fitted probabilities drift towards 0 or 1.  R's glm.fit flags 10 eps; IRLS can
-            # stop well short of that (1 - 4e-13 on ionosphere), so anything past
-            # _SUSPECT is put to the linear-programming test of separation
-            mu = np.asarray(result.fittedvalues)
-            edge = float(np.minimum(mu, 1 - mu).min())
-            if edge < _SEPARATED or (edge < _SUSPECT and is_separated(x, y)):
-                raise SeparationError("the response is (quasi-)completely separated: fitted probabilities "
-                                      "tend to 0 or 1 and the maximum-likelihood estimate does not exist")
-        return result
+            result = model.fit(start_params=start, tol=_FIT_TOL, maxiter=maxiter)
+            # statsmodels caches these lazily; computed here, a saturated exp stays quiet
+            result.llf, result.fittedvalues, result.deviance  # noqa: B018
+        except (PerfectSeparationError, np.linalg.LinAlgError, ValueError, FloatingPointError):
+            return None, True
+    trouble = any(issubclass(w.category, (ConvergenceWarning, PerfectSeparationWarning)) for w in caught)
+    if not np.all(np.isfinite(np.asarray(result.params))):
+        return None, True
+    return result, trouble or not getattr(result, "converged", True)
+
+
+def fit_glm(y: np.ndarray, x: np.ndarray, family, start=None, offset=None) -> GLMFit:
+    """statsmodels GLM fit, tightly converged, with an exact verdict on trouble.
+
+    Warnings are symptoms, not verdicts: whenever IRLS complains, fails to converge or
+    leaves fitted means within ``_SUSPECT`` of the boundary, Konis' linear programme decides
+    whether the MLE exists.  If it does, IRLS gets a longer run.  A warm start (``start``)
+    that ends below its own starting log-likelihood has wandered off (IRLS has no step
+    halving); the fit is then redone from statsmodels' default start, as R's ``glm`` does.
+    """
+    y = np.asarray(y, dtype=float)
+    model = sm.GLM(y, x, family=family, offset=offset)
+    result, trouble = _irls(model, start, _FIT_MAXITER)
+    if start is not None and (trouble or _lost_ground(model, start, result)):
+        cold, cold_trouble = _irls(model, None, _FIT_MAXITER)
+        if cold is not None and (result is None or cold.llf >= result.llf or trouble):
+            result, trouble = cold, cold_trouble
+    if result is not None and not trouble:
+        with np.errstate(over="ignore"):
+            mu = np.asarray(result.fittedvalues, dtype=float)
+        if not _near_boundary(family, y, mu):
+            return GLMFit(result)
+    if not mle_exists(x, y, family):
+        return GLMFit(result, SEPARATION)
+    if not trouble:
+        return GLMFit(result)  # near the boundary, but the MLE exists and IRLS converged
+    retry_start = None if result is None else np.asarray(result.params)
+    retried, trouble = _irls(model, retry_start, _RETRY_MAXITER)
+    if retried is None or trouble:
+        return GLMFit(retried if retried is not None else result, NONCONVERGENCE)
+    return GLMFit(retried)
+
+
+def _lost_ground(model, start, result) -> bool:
+    """Whether a warm-started fit ended below the log-likelihood of its own start."""
+    if result is None:
+        return True
+    with np.errstate(all="ignore"):
+        at_start = float(model.loglike(np.asarray(start, dtype=float)))
+    return bool(np.isfinite(at_start) and result.llf < at_start - 1e-9 * (1.0 + abs(at_start)))
 
 
 class GLMState:
@@ -96,13 +149,17 @@ class GLMState:
         self.family_name = type(family).__name__.lower()
         self.y = np.asarray(y, dtype=float)
         self.n = len(self.y)
-        self.x = np.asarray(fixed, dtype=float)
-        try:
-            self.result = fit_glm(self.y, self.x, family)
-        except SeparationError as exc:
-            raise ValueError(
-                f"the fixed terms alone cannot be fitted ({exc}); remove the offending fixed terms"
-            ) from None
+        # every column at a power-of-two scale: statsmodels' pinv would drop a column at 1e17
+        # beside the intercept, and the state must keep the design the refit will use
+        self.x = equilibrate(fixed)
+        fit = fit_glm(self.y, self.x, family)
+        if fit.problem == SEPARATION:
+            raise ValueError("the fixed terms alone separate the response: the maximum-likelihood estimate does "
+                             "not exist (exact LP test); remove the offending fixed terms")
+        if fit.problem is not None:
+            raise ValueError("the GLM of the response on the fixed terms alone did not converge; check the "
+                             "fixed terms and the family")
+        self.result = fit.result
         self._refresh()
 
     @property
@@ -139,7 +196,7 @@ class GLMState:
         else:
             for j in range(m):
                 sl = slice(block.starts[j], block.starts[j] + widths[j])
-                b = b_all[:, sl]
+                b = equilibrate(b_all[:, sl])  # scale-free statistic; keep the norms in range
                 resid = self.basis.residualise(b)
                 gain[j], rank[j] = multi_column_reduction(resid, self.z_resid, float(np.sum(b * b)))
         codes = skip_codes(block, rank, self.n - self.k - rank)
@@ -152,29 +209,36 @@ class GLMState:
         return out, codes
 
     def _lr_statistics(self, block: CandidateBlock, codes: np.ndarray) -> np.ndarray:
-        """Twice the log-likelihood gain, one warm-started refit per candidate."""
+        """Twice the log-likelihood gain, one warm-started refit per candidate.
+
+        Where the augmented MLE does not exist the gain at the last IRLS iterate is used (the
+        supremum is approached, not attained); should the rule accept such a candidate,
+        :meth:`accept` refuses it, exactly as with score tests.
+        """
         stat = np.zeros(len(block))
         for j in np.flatnonzero(codes == TESTED):
-            c = block.term(j)
-            start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
-            try:
-                res = fit_glm(self.y, np.column_stack([self.x, c]), self.family, start=start)
-            except SeparationError:
-                codes[j] = SEPARATION
+            fit = self.fit_with(block.term(j))
+            if fit.result is None:  # IRLS broke down: the largest gain any extension can give
+                stat[j] = float(self.result.deviance) / self.scale
                 continue
-            stat[j] = max(2.0 * (res.llf - self.llf), 0.0)
+            stat[j] = max(2.0 * (float(fit.result.llf) - self.llf), 0.0)
         return stat
 
-    def accept(self, values: np.ndarray) -> str | None:
-        """Add a term and refit; returns a refusal reason (separation) or None."""
-        c = np.asarray(values, dtype=float).reshape(self.n, -1)
-        x_new = np.column_stack([self.x, c])
+    def fit_with(self, values: np.ndarray) -> GLMFit:
+        """The fit of the current model plus ``values`` (warm start); the state is unchanged."""
+        c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
-        try:
-            result = fit_glm(self.y, x_new, self.family, start=start)
-        except SeparationError as exc:
-            return str(exc)
-        self.x, self.result = x_new, result
+        return fit_glm(self.y, np.column_stack([self.x, c]), self.family, start=start)
+
+    def accept(self, values: np.ndarray) -> str | None:
+        """Add a term and refit; returns a refusal reason (see ``REFUSAL_REASONS``) or None."""
+        c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
+        start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
+        x_new = np.column_stack([self.x, c])
+        fit = fit_glm(self.y, x_new, self.family, start=start)
+        if fit.problem is not None:
+            return fit.problem
+        self.x, self.result = x_new, fit.result
         self._refresh()
         return None
 

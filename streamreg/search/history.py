@@ -4,10 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..models.base import SKIP_REASONS
+from ..models.base import NONCONVERGENCE, REFUSAL_REASONS, SEPARATION, SKIP_REASONS
 
-ACCEPTED, REJECTED, REFUSED = -1, -2, -3
-STATUS = {ACCEPTED: "accepted", REJECTED: "rejected", REFUSED: "refused: fit would not converge (separation)"}
+ACCEPTED, REJECTED, REFUSED, REFUSED_NONCONVERGENCE = -1, -2, -3, -4
+#: status code of a refusal, by the reason a model state's ``accept`` returned
+REFUSAL_CODES = {SEPARATION: REFUSED, NONCONVERGENCE: REFUSED_NONCONVERGENCE}
+STATUS = {ACCEPTED: "accepted", REJECTED: "rejected", REFUSED: REFUSAL_REASONS[SEPARATION],
+          REFUSED_NONCONVERGENCE: REFUSAL_REASONS[NONCONVERGENCE]}
 STATUS.update({code: reason for code, reason in SKIP_REASONS.items() if code})
 
 

@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..models.base import TESTED, CandidateBlock
+from ..models.base import REFUSAL_REASONS, TESTED, CandidateBlock
 from ..models.gaussian import GaussianState
-from ..models.glm import GLMState, SeparationError, fit_glm
+from ..models.glm import GLMState
 from ..policies.penalties import AIC, BIC, RIC, FixedPenalty
 from ..streams.base import AcceptedTerm, Stream, TermBlock
 from .streamwise import SearchResult
@@ -42,9 +42,8 @@ from .streamwise import SearchResult
 DIRECTIONS = ("forward", "both")
 _PENALTIES = {"aic": AIC, "bic": BIC, "ric": RIC}
 #: history statuses of a stepwise search
-ADDED, NOT_ADDED, DROPPED, REFUSED = ("accepted", "rejected", "dropped",
-                                      "refused: fit would not converge (separation)")
-STATUSES = [ADDED, NOT_ADDED, DROPPED, REFUSED]
+ADDED, NOT_ADDED, DROPPED = "accepted", "rejected", "dropped"
+STATUSES = [ADDED, NOT_ADDED, DROPPED, *REFUSAL_REASONS.values()]
 
 
 class StepwiseResult(SearchResult):
@@ -203,6 +202,7 @@ class Stepwise:
             if time_budget is not None and time.monotonic() - t0 > time_budget:
                 stopped = "time_budget"
                 break
+            run.step = step + 1  # the move being decided (refusals found while scoring carry it)
             add = run.best_addition()
             drop = run.best_removal() if self.direction == "both" else None
             if drop is not None and drop[1] > 0 and (add is None or drop[1] > add[1]):
@@ -295,6 +295,7 @@ class _StepwiseRun:
         self.entry: dict[int, dict] = {}
         self.rows: list[dict] = []
         self.n_tests = 0
+        self.step = 1
 
     # ---------------------------------------------------------------- scoring
     def best_addition(self):
@@ -317,7 +318,13 @@ class _StepwiseRun:
             top = order if self.exact_top is None else order[: self.exact_top]
             exact_llr = np.full(len(idx), np.nan)
             for t in top:
-                exact_llr[t] = self._glm_add_llr(idx[t])
+                fit = self.state.fit_with(self.cands.term(idx[t]))
+                if fit.problem is not None:
+                    # the term cannot enter (no MLE, or IRLS fails): recorded, never offered again
+                    self.refuse(int(idx[t]), {"llr": float(llr[t]), "df": int(df[t]), "pvalue": np.nan},
+                                fit.problem)
+                    continue
+                exact_llr[t] = max(2.0 * (float(fit.result.llf) - self.state.llf), 0.0)
             keep = np.isfinite(exact_llr)
             if not keep.any():
                 return None
@@ -330,16 +337,6 @@ class _StepwiseRun:
         info = {"llr": float(llr[k]), "df": int(df[k]), "pvalue": math.exp(log_p) if log_p == log_p else np.nan}
         return int(idx[k]), float(gain[k]), info
 
-    def _glm_add_llr(self, j: int) -> float:
-        c = self.cands.term(j)
-        st = self.state
-        start = np.concatenate([st.result.params, np.zeros(c.shape[1])])
-        try:
-            res = fit_glm(st.y, np.column_stack([st.x, c]), st.family, start=start)
-        except SeparationError:
-            return np.nan
-        return max(2.0 * (float(res.llf) - st.llf), 0.0)
-
     def best_removal(self):
         """(candidate, gain F d - 2 delta loglik of removing it, info) of the best removal."""
         if not self.in_model:
@@ -349,7 +346,7 @@ class _StepwiseRun:
         for j in self.in_model:
             try:
                 reduced = self._state_without(j)
-            except (ValueError, SeparationError):
+            except ValueError:  # the reduced model has no MLE: this removal is not a move
                 continue
             llr = 2.0 * (ll_full - _loglik(reduced))
             d = self.entry[j]["df"]
@@ -373,11 +370,16 @@ class _StepwiseRun:
         return GLMState(st.y, x, st.family, test=st.test)
 
     # ------------------------------------------------------------------ moves
+    def refuse(self, j: int, info: dict, reason: str) -> None:
+        """Record that candidate ``j`` cannot enter the model and take it out of the search."""
+        self.available[j] = False
+        self.record(j, info, np.nan, REFUSAL_REASONS[reason], self.step, None)
+
     def add(self, j: int, info: dict, gain: float, step: int, policy) -> bool:
         reason = self.state.accept(self.cands.term(j))
         if reason is not None:
             self.available[j] = False
-            self.record(j, info, gain, REFUSED, step, policy)
+            self.record(j, info, gain, REFUSAL_REASONS[reason], step, policy)
             return False
         self.available[j] = False
         self.in_model.append(j)

@@ -23,7 +23,7 @@ import pandas as pd
 from ..models.base import TESTED
 from ..policies.base import Policy
 from ..streams.base import AcceptedTerm, Stream, TermBlock
-from .history import ACCEPTED, REFUSED, REJECTED, HistoryRecorder
+from .history import ACCEPTED, REFUSAL_CODES, REJECTED, HistoryRecorder
 
 
 class SearchResult:
@@ -204,7 +204,7 @@ def streamwise_search(
             reason = model.accept(term.values)
             pol.record(outcomes, n_used, last_accepted=reason is None)
             wealth[-1] = pol.wealth
-            status[-1] = ACCEPTED if reason is None else REFUSED
+            status[-1] = ACCEPTED if reason is None else REFUSAL_CODES[reason]
         else:
             pol.record(outcomes, n_used, last_accepted=False)
 
