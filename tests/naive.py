@@ -161,3 +161,28 @@ def naive_foster_stine(p, w0, omega):
             w = max(w - a / (1 - a), 0.0)
         wealth.append(w)
     return np.array(levels), np.array(rej), np.array(wealth)
+
+
+def naive_information_investing(y, fixed, candidates, *, w0=0.5, w_delta=0.5, coef_bits=0.0, charge_bid=False):
+    """Paper 000 Fig. 2 line by line, t statistics from statsmodels OLS refits.
+
+    Returns (accepted indices, rows of (bits_saved, bits_needed, wealth after)).
+    """
+    import statsmodels.api as sm
+
+    x = np.asarray(fixed, dtype=float)
+    w, i, chosen, rows = w0, 0, [], []
+    for j, c in enumerate(candidates):
+        i += 1
+        eps = w / (2 * i)
+        t2 = float(sm.OLS(y, np.column_stack([x, c])).fit().tvalues[-1] ** 2)
+        saved = t2 / 2 * np.log2(np.e)
+        needed = np.log2(1 / eps) + coef_bits + w_delta
+        if saved > needed:  # bits_saved - cost > W_delta
+            x = np.column_stack([x, c])
+            chosen.append(j)
+            w = w + w_delta - (eps if charge_bid else 0.0)
+        else:
+            w = w - eps
+        rows.append((saved, needed, w))
+    return chosen, rows

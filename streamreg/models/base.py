@@ -103,7 +103,9 @@ def reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray) -> tuple[n
     g = q_and_target.T @ cols
     qb, u = g[:-1], g[-1]
     norm2 = np.einsum("ij,ij->j", cols, cols)
-    wild = np.flatnonzero((norm2 != 0) & ~((norm2 > _SAFE_LOW) & (norm2 < _SAFE_HIGH)))
+    wild = np.flatnonzero(~((norm2 > _SAFE_LOW) & (norm2 < _SAFE_HIGH)))
+    if wild.size:  # all-zero columns (common in sparse data) need no rescue
+        wild = wild[np.any(cols[:, wild] != 0, axis=0)]
     if wild.size:
         # columns at scales like 1e-300 or 1e200 under- or overflow in the products above;
         # the statistic is scale-free, so score them at a power-of-two scale (exact)

@@ -110,6 +110,13 @@ class Policy(ABC):
     def guarantee(self) -> str:
         """One or two sentences: what the rule controls and under which assumption."""
 
+    def annotate(self, history):
+        """The history as this rule explains its decisions (default: unchanged).
+
+        A rule whose comparison is not ``pvalue < level`` adds the columns it compares.
+        """
+        return history
+
     def describe(self) -> str:
         """``name(param=value, ...)`` for summaries."""
         args = ", ".join(f"{k}={v}" for k, v in self.parameters().items())

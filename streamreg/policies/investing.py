@@ -14,6 +14,7 @@ import math
 from abc import abstractmethod
 
 import numpy as np
+import pandas as pd
 
 from ..outcomes import TestOutcomes
 from .base import Plan, Policy
@@ -29,6 +30,10 @@ class _Investing(Policy):
     @abstractmethod
     def _payout(self) -> float:
         """Wealth earned by an acceptance."""
+
+    def _charges_bid_on_accept(self) -> bool:
+        """Whether an acceptance also costs its bid (alpha-investing: yes)."""
+        return True
 
     def _reset(self) -> None:
         self._log_w = math.log(self._initial_wealth() * self.share)
@@ -63,7 +68,7 @@ class _Investing(Policy):
             self.n_tested += n_rejected
         if last_accepted:
             w = math.exp(self._log_w)
-            bid = w / (2.0 * (self.n_tested + 1))
+            bid = w / (2.0 * (self.n_tested + 1)) if self._charges_bid_on_accept() else 0.0
             self._log_w = math.log(w - bid + self._payout())
             self.n_tested += 1
             self.n_accepted += 1
@@ -130,8 +135,14 @@ class InformationInvesting(_Investing):
     With bid ``eps_i = w_i / (2 i)`` bits, a candidate of ``d`` columns and chi-square
     statistic ``S`` enters iff the bits it saves, ``(S / 2) log2 e``, exceed its cost
     ``log2(1 / eps_i) + d b`` by more than ``w_delta``; equivalently
-    ``exp(-S/2) < eps_i 2^-(w_delta + d b)``.  Wealth moves as in alpha-investing with
-    payout ``w_delta``.
+    ``exp(-S/2) < eps_i 2^-(w_delta + d b)``.  As in the paper's Fig. 2, a rejection costs
+    the bid (``w <- w - eps_i``) and an acceptance earns ``w_delta`` without paying the bid
+    (``w <- w + w_delta``); ``charge_bid=True`` also charges it (``w - eps_i + w_delta``, the
+    alpha-investing update).
+
+    The history shows what the rule compares: ``bits_saved`` against ``bits_needed``
+    (``log2(1/eps_i) + w_delta + d b``) and the bid ``eps_i``; its ``level`` column is empty,
+    because the rule sets no threshold on the test's p-value.
 
     Parameters
     ----------
@@ -142,11 +153,23 @@ class InformationInvesting(_Investing):
     coef_bits : float or "bic", default 0
         Bits charged per coefficient: 0 for the optimal code of section 4.3.1, or
         ``"bic"`` for ``0.5 log2 n``.
+    charge_bid : bool, default False
+        Charge the bid on acceptance too (not in the paper; earlier streamreg versions did).
+
+    Examples
+    --------
+    >>> from streamreg.policies import InformationInvesting
+    >>> pol = InformationInvesting(w0=0.5, w_delta=0.5)
+    >>> pol.start(n_obs=32)
+    >>> pol.record(None, 1, last_accepted=True)   # accepted at test 1: w = 0.5 + 0.5
+    >>> pol.wealth
+    1.0
     """
 
     name = "information-investing"
 
-    def __init__(self, w0: float = 0.5, w_delta: float = 0.5, coef_bits: float | str = 0.0):
+    def __init__(self, w0: float = 0.5, w_delta: float = 0.5, coef_bits: float | str = 0.0, *,
+                 charge_bid: bool = False):
         if not (w0 > 0 and math.isfinite(w0)):
             raise ValueError(f"w0 must be a positive number, got {w0!r}")
         if not w_delta > 0:
@@ -156,15 +179,39 @@ class InformationInvesting(_Investing):
                 raise ValueError(f"coef_bits must be a number of bits or 'bic', got {coef_bits!r}")
         elif not coef_bits >= 0:
             raise ValueError(f"coef_bits must be >= 0, got {coef_bits!r}")
+        if not isinstance(charge_bid, bool):
+            raise ValueError(f"charge_bid must be True or False, got {charge_bid!r}")
         self.w0 = w0
         self.w_delta = w_delta
         self.coef_bits = coef_bits
+        self.charge_bid = charge_bid
 
     def _initial_wealth(self) -> float:
         return self.w0
 
     def _payout(self) -> float:
         return self.w_delta
+
+    def _charges_bid_on_accept(self) -> bool:
+        return self.charge_bid
+
+    def annotate(self, history: pd.DataFrame) -> pd.DataFrame:
+        """The history with the rule's own comparison: bits saved against bits needed."""
+        out = history.copy()
+        tested = out["test"].notna().to_numpy()
+        bid = out["level"].to_numpy(dtype=float)
+        stat = out["statistic"].to_numpy(dtype=float)
+        df = out["df"].to_numpy(dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            saved = np.where(tested, 0.5 * stat * math.log2(math.e), np.nan)
+            needed = np.where(tested, np.log2(1.0 / bid) + self.w_delta + df * self.bits_per_coefficient(), np.nan)
+        at = out.columns.get_loc("level")
+        out = out.drop(columns="level")
+        out.insert(at, "bid", bid)
+        out.insert(at + 1, "bits_saved", saved)
+        out.insert(at + 2, "bits_needed", needed)
+        out.insert(at + 3, "level", np.nan)
+        return out
 
     def bits_per_coefficient(self) -> float:
         if self.coef_bits == "bic":
@@ -176,7 +223,10 @@ class InformationInvesting(_Investing):
         return -0.5 * outcomes.statistic < log_bid - extra_bits * math.log(2.0)
 
     def parameters(self) -> dict:
-        return {"w0": self.w0, "w_delta": self.w_delta, "coef_bits": self.coef_bits}
+        out = {"w0": self.w0, "w_delta": self.w_delta, "coef_bits": self.coef_bits}
+        if self.charge_bid:
+            out["charge_bid"] = True
+        return out
 
     def guarantee(self) -> str:
         eta = self.w0 / self.w_delta

@@ -37,6 +37,7 @@ class StreamRegResults:
         self.refit_warnings = list(refit_warnings or [])
         self.search = search
         self.selected = search.selected
+        self._history = None  # the search's history as the rule explains it, built on first access
         self.per_stream = search.per_stream
         self.stopped_by = search.stopped_by
         self.formula = formula
@@ -58,7 +59,11 @@ class StreamRegResults:
     @property
     def history(self) -> pd.DataFrame:
         """One row per candidate examined (built on first access for long streams)."""
-        return self.search.history
+        if self._history is None:
+            started = next(iter(self.search.policies.values()), None)
+            annotate = getattr(started, "annotate", None)
+            self._history = annotate(self.search.history) if annotate else self.search.history
+        return self._history
 
     # statsmodels-style accessors -------------------------------------------------
     @property
@@ -211,11 +216,12 @@ class StreamRegResults:
         h = self.history[self.history["test"].notna()]
         t = h["test"].astype(float)
         ax.scatter(t, h["pvalue"].clip(lower=1e-300), s=6, c=np.where(h["accepted"], "C3", "C0"))
-        ax.plot(t, h["level"], color="k", lw=1, label="level")
+        if h["level"].notna().any():  # rules that compare bits, not p-values, have no level
+            ax.plot(t, h["level"], color="k", lw=1, label="level")
+            ax.legend(loc="best", fontsize="small")
         ax.set_yscale("log")
         ax.set_xlabel("test")
         ax.set_ylabel("p-value")
-        ax.legend(loc="best", fontsize="small")
         return ax
 
     def __repr__(self) -> str:

@@ -23,9 +23,12 @@ def selection_facts(res) -> list[tuple[str, str]]:
         ("Terms selected:", str(int(per["selected"].sum()))),
         ("Stopped by:", res.stopped_by),
     ]
-    refused = int(res.history["status"].astype(str).str.startswith("refused").sum())
-    if refused:
-        facts.append(("Refused (separation):", str(refused)))
+    status = res.history["status"].astype(str)
+    for reason, label in (("refused: separation", "Refused (separation):"),
+                          ("refused: IRLS", "Refused (no convergence):")):
+        count = int(status.str.startswith(reason).sum())
+        if count:
+            facts.append((label, f"{count} (see history)"))
     if res.n_dropped:
         facts.append(("Rows dropped (NaN):", str(res.n_dropped)))
     if res.success_level is not None and res.family_name == "binomial":
