@@ -1,0 +1,128 @@
+"""GLM decisions on real data: separation decided by the exact test only, refusals explained.
+
+References: statsmodels fits from a cold start and the score statistic written out as
+``U' I^-1 U`` (canonical links), the LP separation test, and R's ``glm`` behaviour (R warns
+about fitted probabilities of 0 or 1 but fits; it never refuses).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+
+import streamreg as sr
+from streamreg.models.glm import fit_glm
+from streamreg.models.separation import is_separated, mle_exists
+
+FORMULA = "diagnosis ~ stream(*_mean) + stream(*_se, *_worst)"
+
+
+@pytest.fixture(scope="module")
+def wdbc():
+    return sr.datasets.load("wdbc").data
+
+
+def _score_statistic(y, x, c, family=sm.families.Binomial()):
+    """Rao statistic of extra columns c at a cold-started statsmodels fit of y on x (canonical link)."""
+    res = sm.GLM(y, x, family=family).fit(tol=1e-12, maxiter=500)
+    mu = np.asarray(res.fittedvalues)
+    full = np.column_stack([x, c])
+    u = full.T @ (y - mu)
+    info = full.T @ (family.variance(mu)[:, None] * full)
+    return float(u @ np.linalg.solve(info, u))
+
+
+@pytest.mark.parametrize("settings", [{}, {"w0": 0.05, "alpha_delta": 0.05}])
+def test_readme_example_refuses_nothing_and_scores_match_cold_fits(wdbc, settings):
+    fit = sr.streamreg(FORMULA, wdbc, family="binomial", **settings)
+    h = fit.history
+    assert not h["status"].astype(str).str.startswith("refused").any()
+    y = (wdbc["diagnosis"] == "M").to_numpy(float)
+    model = [np.ones(len(y))]
+    for _, row in h.iterrows():
+        x = np.column_stack(model)
+        ref = _score_statistic(y, x, wdbc[row["term"]].to_numpy(float))
+        np.testing.assert_allclose(row["statistic"], ref, rtol=1e-6)
+        if row["accepted"]:
+            model.append(wdbc[row["term"]].to_numpy(float))
+    assert not is_separated(np.asarray(fit.fit.model.exog), y)
+    assert "Refused" not in fit.summary().as_text()
+
+
+def test_probit_refuses_nothing(wdbc):
+    fam = sm.families.Binomial(link=sm.families.links.Probit())
+    fit = sr.streamreg("diagnosis ~ stream(*_mean)", wdbc, family=fam)
+    assert not fit.history["status"].astype(str).str.startswith("refused").any()
+    assert len(fit.selected_terms) >= 5
+
+
+def test_near_boundary_fit_is_kept_when_the_mle_exists(wdbc):
+    # fitted probabilities of 1e-15 and exactly 1.0 occur, yet the data overlap (R: warning only)
+    y = (wdbc["diagnosis"] == "M").to_numpy(float)
+    cols = ["radius_worst", "texture_worst", "smoothness_worst", "concave_points_worst", "area_se", "symmetry_worst"]
+    x = sm.add_constant(wdbc[cols].to_numpy(float))
+    fit = fit_glm(y, x, sm.families.Binomial())
+    assert fit.problem is None
+    ref = sm.GLM(y, x, family=sm.families.Binomial()).fit(tol=1e-12, maxiter=500)
+    np.testing.assert_allclose(fit.result.params, ref.params, rtol=1e-7)
+
+
+def test_lost_warm_start_is_redone_cold(wdbc):
+    # accepting concavity_worst after 16 terms: statsmodels IRLS from the warm start
+    # "converged" at llf -645 (the null model has -375); the cold fit finds the MLE
+    fit = sr.streamreg(FORMULA, wdbc, family="binomial")
+    row = fit.history.set_index("term").loc["concave_points_worst"]
+    assert row["statistic"] < 10
+
+
+def _separating_frame(seed=0, n=60):
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(rng.normal(size=(n, 4)), columns=["x0", "x1", "x2", "x3"])
+    df["b"] = (df["x1"] > 0).astype(int)  # x1 separates completely
+    return df
+
+
+def test_lr_test_charges_and_records_the_refusal():
+    df = _separating_frame()
+    fit = sr.streamreg("b ~ stream(x*)", df, family="binomial", test="lr")
+    h = fit.history.set_index("term")
+    assert h.loc["x1", "status"].startswith("refused: separation")
+    assert pd.notna(h.loc["x1", "test"])  # tested and charged, not skipped
+    # charged: the wealth after x1 is that of a rejection, w (1 - 1/(2i))
+    w_before = h.loc["x0", "wealth"]
+    np.testing.assert_allclose(h.loc["x1", "wealth"], w_before * (1 - 1 / (2 * 2)), rtol=1e-12)
+    assert "Refused (separation):" in fit.summary().as_text()
+    assert "x1" not in fit.selected_terms
+
+
+def test_score_test_refusal_matches_lr_path():
+    df = _separating_frame()
+    score = sr.streamreg("b ~ stream(x*)", df, family="binomial")
+    lr = sr.streamreg("b ~ stream(x*)", df, family="binomial", test="lr")
+    for fit in (score, lr):
+        assert fit.history.set_index("term").loc["x1", "status"].startswith("refused: separation")
+
+
+def test_stepwise_records_refused_candidates():
+    df = _separating_frame()
+    df["x4"] = df["x1"] + np.random.default_rng(1).normal(size=len(df))
+    fit = sr.streamreg("b ~ stream(x*)", df, family="binomial", method="stepwise-aic")
+    h = fit.history
+    refused = h[h["status"].astype(str).str.startswith("refused")]
+    assert "x1" in set(refused["term"])
+    assert "x1" not in fit.selected_terms
+    assert "Refused (separation):" in fit.summary().as_text()
+
+
+def test_poisson_nonexistent_mle_is_refused():
+    # a group indicator whose group has only zero counts: the Poisson MLE does not exist
+    rng = np.random.default_rng(2)
+    n = 80
+    g = np.repeat([0, 1], n // 2)
+    k = np.where(g == 1, 0, rng.poisson(3.0, size=n))
+    df = pd.DataFrame({"k": k, "g": g, "x0": rng.normal(size=n)})
+    x = np.column_stack([np.ones(n), g])
+    assert not mle_exists(x, k.astype(float), sm.families.Poisson())
+    fit = sr.streamreg("k ~ stream(g, x0)", df, family="poisson")
+    assert fit.history.set_index("term").loc["g", "status"].startswith("refused: separation")
