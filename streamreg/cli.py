@@ -1,18 +1,43 @@
-"""Command line: ``python -m streamreg FORMULA --data NAME_OR_CSV [options]``."""
+"""Command line: ``python -m streamreg FORMULA --data NAME_OR_CSV [options]``.
+
+Every user error (unreadable data, unwritable output, bad formula or option) is one line
+on stderr starting with ``streamreg: `` and exit status 2, never a traceback.
+"""
 from __future__ import annotations
 
 import argparse
+import csv
+import os
+import signal
 import sys
+import warnings
 from pathlib import Path
+from typing import NoReturn
 
 import pandas as pd
 
 from .api import streamreg
 from .datasets import list_datasets, load
 
+#: errors that user input can make the selection raise (FormulaError is a ValueError)
+_USER_ERRORS = (ValueError, TypeError, KeyError)
+_USAGE_ERROR = 2
+_BROKEN_PIPE = 128 + getattr(signal, "SIGPIPE", 13)  # the shell's status for a writer whose reader left
+_OUTPUTS = {"--latex": "latex", "--html": "html", "--history": "history"}  # option -> attribute
+
+
+class CLIError(Exception):
+    """A user error; its message is printed as one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # argparse prints the usage block too; one line is easier to read in scripts and logs
+        self.exit(_USAGE_ERROR, f"streamreg: {message} (see --help)\n")
+
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="streamreg",
         description="Streamwise feature selection with a formula; prints a statsmodels-style summary.",
         epilog='example: python -m streamreg "diagnosis ~ stream(*_mean) + stream(*_se, *_worst)" '
@@ -32,41 +57,176 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    family = args.family
-    if args.data in list_datasets():
-        ds = load(args.data)
-        data = ds.data
-        family = family or ds.family
-    else:
-        path = Path(args.data)
-        if not path.exists():
-            print(f"streamreg: --data {args.data!r} is neither a bundled data set "
-                  f"({', '.join(list_datasets())}) nor an existing file", file=sys.stderr)
-            return 2
+# -- input -------------------------------------------------------------------------------
+
+def _open_data(path: Path):
+    """The CSV as text (a separate function so tests can simulate unreadable files)."""
+    return path.open(newline="", encoding="utf-8")
+
+
+def _check_fields(fh, what: str) -> None:
+    """Every row has the header's number of fields (pandas pads short rows with NaN silently)."""
+    if "\0" in fh.read(8192):  # UTF-8 text has no NUL, and the csv module accepts it
+        raise CLIError(f"{what} is not a text CSV file (it contains NUL bytes: binary?)")
+    fh.seek(0)
+    reader = csv.reader(fh)
+    try:
+        header = next((row for row in reader if row), None)  # pandas skips leading blank lines too
+        if header is None:
+            raise CLIError(f"{what} is empty")
+        for row in reader:
+            if row and len(row) != len(header):
+                raise CLIError(f"{what} is a ragged CSV: line {reader.line_num} has {len(row)} fields "
+                               f"but the header has {len(header)}")
+    except csv.Error as exc:
+        raise CLIError(f"cannot read {what} as CSV: line {reader.line_num}: {exc}") from None
+
+
+def _check_csv(path: Path, what: str) -> None:
+    """Readable, text, not ragged: checked here so pandas' errors need no translating."""
+    try:
+        with _open_data(path) as fh:
+            _check_fields(fh, what)
+    except PermissionError:
+        raise CLIError(f"cannot read {what}: permission denied") from None
+    except UnicodeDecodeError:
+        raise CLIError(f"{what} is not a text CSV file (binary, or not UTF-8)") from None
+    except OSError as exc:
+        raise CLIError(f"cannot read {what}: {exc.strerror or exc}") from None
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    what = f"--data {str(path)!r}"
+    if path.is_dir():
+        raise CLIError(f"{what} is a directory, not a CSV file")
+    _check_csv(path, what)
+    try:
         data = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as exc:
+        raise CLIError(f"cannot read {what} as CSV: {_one_line(str(exc))}") from None
+    if data.empty:
+        raise CLIError(f"{what} has a header but no data rows")
+    return data
+
+
+def _load_data(name: str) -> tuple[pd.DataFrame, str | None]:
+    """The data and the family the bundled set suggests (None for a CSV)."""
+    if name in list_datasets():
+        ds = load(name)
+        return ds.data, ds.family
+    path = Path(name)
+    if not path.exists():
+        raise CLIError(f"--data {name!r} is neither a bundled data set ({', '.join(list_datasets())}) "
+                       "nor an existing file")
+    return _read_csv(path), None
+
+
+# -- output ------------------------------------------------------------------------------
+
+def _check_writable(option: str, value: str) -> None:
+    """Fail before the (possibly long) selection rather than after it."""
+    path = Path(value)
+    if path.is_dir():
+        raise CLIError(f"{option} {value!r} is a directory; give a file name")
+    parent = path.parent
+    if not parent.is_dir():
+        raise CLIError(f"{option} {value!r}: the directory {str(parent)!r} does not exist")
+    existed = os.path.lexists(path)  # a dangling symlink counts: never unlink the user's link
+    try:
+        with path.open("a", encoding="utf-8"):  # append: an existing file is left as it is
+            pass
+    except OSError as exc:
+        raise CLIError(f"cannot write {option} {value!r}: {exc.strerror or exc}") from None
+    if not existed:
+        path.unlink(missing_ok=True)
+
+
+def _write_outputs(args: argparse.Namespace, fit, smry) -> None:
+    writers = {
+        "latex": lambda path: Path(path).write_text(smry.as_latex(), encoding="utf-8"),
+        "html": lambda path: Path(path).write_text(smry.as_html(), encoding="utf-8"),
+        "history": lambda path: fit.history.to_csv(path, index=False),
+    }
+    for option, attr in _OUTPUTS.items():
+        value = getattr(args, attr)
+        if not value:
+            continue
+        try:
+            writers[attr](value)
+        except OSError as exc:  # the disk filled up, or the path changed during the run
+            raise CLIError(f"cannot write {option} {value!r}: {exc.strerror or exc}") from None
+
+
+# -- running -----------------------------------------------------------------------------
+
+def _one_line(message: str) -> str:
+    """The first line of a message (patsy adds lines that point at the formula)."""
+    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+    return lines[0] if lines else ""
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):  # str(KeyError('x')) is just "'x'"
+        return f"KeyError: {_one_line(str(exc))}"
+    return _one_line(str(exc)) or type(exc).__name__
+
+
+def _select(args: argparse.Namespace, data: pd.DataFrame, family: str | None):
     options = {}
     if args.w0 is not None:
         options["w0"] = args.w0
     if args.alpha_delta is not None:
         options["alpha_delta"] = args.alpha_delta
     try:
-        fit = streamreg(args.formula, data, family=family or "gaussian", method=args.method, test=args.test,
-                        max_tests=args.max_tests, **options)
-    except (ValueError, TypeError) as exc:
-        print(f"streamreg: {exc}", file=sys.stderr)
-        return 2
-    smry = fit.summary()
+        return streamreg(args.formula, data, family=family or "gaussian", method=args.method, test=args.test,
+                         max_tests=args.max_tests, **options)
+    except _USER_ERRORS as exc:
+        raise CLIError(_error_text(exc)) from None
+
+
+def _run(args: argparse.Namespace) -> int:
+    data, suggested = _load_data(args.data)
+    for option, attr in _OUTPUTS.items():
+        if getattr(args, attr):
+            _check_writable(option, getattr(args, attr))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        fit = _select(args, data, args.family or suggested)
+        smry = fit.summary()
+    for w in caught:  # one line each, after a successful run only
+        print(f"streamreg: warning: {_one_line(str(w.message))}", file=sys.stderr)
+    _write_outputs(args, fit, smry)  # before printing: a closed pipe must not lose the files
     print(smry.as_text())
     print(f"\nSelected formula: {fit.selected_formula}")
-    if args.latex:
-        Path(args.latex).write_text(smry.as_latex(), encoding="utf-8")
-    if args.html:
-        Path(args.html).write_text(smry.as_html(), encoding="utf-8")
-    if args.history:
-        fit.history.to_csv(args.history, index=False)
+    sys.stdout.flush()  # a broken pipe surfaces here, inside main, not at interpreter exit
     return 0
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: point stdout at devnull so the exit flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (captured in tests)
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (lives until exit)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error already printed as one line
+        return int(exc.code or 0)
+    try:
+        return _run(args)
+    except CLIError as exc:
+        print(f"streamreg: {exc}", file=sys.stderr)
+        return _USAGE_ERROR
+    except BrokenPipeError:  # e.g. `python -m streamreg ... | head -1`
+        _quiet_stdout()
+        return _BROKEN_PIPE
+    except KeyboardInterrupt:
+        print("streamreg: interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
 
 
 if __name__ == "__main__":  # pragma: no cover

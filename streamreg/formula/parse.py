@@ -8,7 +8,9 @@ specifications and everything else is handed to patsy unchanged as the fixed par
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 
 #: functions that introduce candidate streams: ``stream()`` and the generated classes
@@ -86,6 +88,68 @@ def split_top_level(text: str, seps: str) -> list[tuple[str, str]]:
     return pieces
 
 
+# A formula is code (as in R): patsy evaluates its terms as Python.  Evaluation sees only
+# the data, np, patsy's functions and functions= (see design.py); these checks keep terms
+# from reaching Python internals through names or attributes, and fail before any evaluation.
+_DUNDER = re.compile(r"(?:\w+\s*\.\s*)*\w*__\w*(?:\s*\.\s*\w+)*")
+_SKIP_TOKENS = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+                tokenize.ENDMARKER}
+
+
+def _outside_strings(text: str) -> str:
+    """``text`` with string literals blanked, so quoted column names are not checked."""
+    keep = {i for i, _, _ in _scan(text)}
+    return "".join(ch if i in keep else " " for i, ch in enumerate(text))
+
+
+def check_no_dunder(text: str, what: str = "the formula") -> None:
+    """Refuse names with a double underscore (``__import__``, ``x.__class__``)."""
+    m = _DUNDER.search(_outside_strings(text))
+    if m:
+        raise FormulaError(
+            f"{m.group(0).strip()!r} in {what} is not allowed: a formula is evaluated as code, and "
+            "names with a double underscore reach Python internals (quote a column so named: Q('a__b'))"
+        )
+
+
+def _dotted(toks: list, k: int) -> str:
+    """The dotted chain around the '.' token ``toks[k]``, for messages."""
+    lo = k - 1
+    while lo >= 2 and toks[lo - 1].string == "." and toks[lo - 2].type == tokenize.NAME:
+        lo -= 2
+    hi = k + 1
+    while hi + 2 < len(toks) and toks[hi + 1].string == "." and toks[hi + 2].type == tokenize.NAME:
+        hi += 2
+    return "".join(t.string for t in toks[max(lo, 0) : hi + 1])
+
+
+def check_attributes(code: str, what: str) -> None:
+    """Allow only ``np.<name>`` attribute access in a patsy expression.
+
+    Without builtins, attributes are the remaining way out: methods of the data columns
+    write files, and numpy's submodules (``np.ctypeslib``) reach the operating system.
+    """
+    try:
+        toks = [t for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type not in _SKIP_TOKENS]
+    except (tokenize.TokenError, SyntaxError):
+        return  # patsy reports unreadable terms itself, and evaluation is guarded again
+    for k, tok in enumerate(toks):
+        if tok.type != tokenize.OP or tok.string != ".":
+            continue
+        prev = toks[k - 1] if k else None
+        nxt = toks[k + 1] if k + 1 < len(toks) else None
+        ok = (
+            prev is not None and prev.type == tokenize.NAME and prev.string == "np"
+            and (k < 2 or toks[k - 2].string != ".")
+            and nxt is not None and nxt.type == tokenize.NAME and not nxt.string.startswith("_")
+        )
+        if not ok:
+            raise FormulaError(
+                f"attribute access {_dotted(toks, k)!r} in {what} is not allowed: a formula may call "
+                "np.<function> (e.g. np.log(x)) but use no other attributes; create derived columns first"
+            )
+
+
 def _call_name(item: str) -> str | None:
     m = re.match(r"^\s*([A-Za-z_]\w*)\s*\(", item)
     if m and item.rstrip().endswith(")"):
@@ -137,6 +201,7 @@ def parse_formula(formula: str) -> ParsedFormula:
     if not isinstance(formula, str):
         raise FormulaError(f"the formula must be a string, got {type(formula).__name__}")
     list(_scan(formula))  # bracket and quote balance first: the clearest message
+    check_no_dunder(formula)
     sides = split_top_level(formula, "~")
     if len(sides) != 2:
         raise FormulaError(
@@ -176,4 +241,9 @@ def parse_formula(formula: str) -> ParsedFormula:
         fixed_text = fixed_text[2:]
     if not fixed_text or fixed_text.startswith("-"):
         fixed_text = ("1 " + fixed_text).strip()
+    check_attributes(lhs, f"the response {lhs!r}")
+    check_attributes(fixed_text, f"the fixed terms {fixed_text!r}")
+    for spec in streams:
+        for term in spec.terms:
+            check_attributes(term, f"the candidate term {term!r} of {spec.text}")
     return ParsedFormula(response=lhs, fixed=fixed_text, streams=streams, text=formula)
