@@ -8,13 +8,15 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
-from .formula.design import build_design, check_fixed, design_matrix, term_name
-from .models import is_ols, make_state, resolve_family
+from .formula.design import build_design, check_fixed, check_fixed_columns, design_matrix, term_name
+from .models import is_ols, make_state
+from .options import check_options, check_response, require_stopping_rule
 from .policies import Policy
 from .results import StreamRegResults
+from .results.refit import RefitWarning, refit
 from .search import streamwise_search
-from .search.methods import resolve_method, run_search_method
-from .streams.arrays import IterableStream, MatrixStream
+from .search.methods import run_search_method
+from .streams.arrays import CandidateNames, IterableStream, MatrixStream
 from .streams.base import NameRange, Stream
 from .streams.ordering import candidate_order, order_uses_y
 from .streams.passes import arrange_streams
@@ -114,27 +116,30 @@ def streamreg(
     >>> fit.selected_terms[:3]
     ['radius_mean', 'texture_mean', 'perimeter_mean']
     """
-    fam, fam_name = resolve_family(family)
-    kind, policy = resolve_method(method, **method_options)
+    opts = check_options(family=family, method=method, test=test, block_size=block_size, max_tests=max_tests,
+                         max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
+                         missing=missing, multistream=multistream, passes=passes, functions=functions,
+                         validate=validate, method_options=method_options, entry="streamreg")
+    fam, fam_name, kind, policy = opts.family, opts.family_name, opts.kind, opts.method
+    if kind == "search" and opts.passes != 1:
+        raise ValueError(f"passes= applies to streamwise policies, not to method {method!r}")
+    if not isinstance(data, pd.DataFrame):  # before the split, which indexes the frame
+        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     held = None
-    if validate is not None:
-        data, held = split_rows(data, validate, seed)
-    design = build_design(formula, data, binomial=isinstance(fam, sm.families.Binomial), missing=missing,
-                          functions=functions)
+    if opts.validate is not None:
+        data, held = split_rows(data, opts.validate, opts.seed)
+    design = build_design(formula, data, binomial=isinstance(fam, sm.families.Binomial), missing=opts.missing,
+                          functions=opts.functions, family=fam)
     if design.n_dropped:
         warnings.warn(f"dropped {design.n_dropped} rows with missing values in the columns used",
                       stacklevel=2)
-    state = make_state(design.y, design.fixed.to_numpy(dtype=float), fam, test)
+    state = make_state(design.y, design.fixed.to_numpy(dtype=float), fam, opts.test)
     if kind == "search":  # stepwise, grafting, BP-SFS: their own loop over the streams in formula order
-        if passes != 1:
-            raise ValueError(f"passes= applies to streamwise policies, not to method {method!r}")
         search = run_search_method(policy, state=state, y=design.y, fixed=design.fixed.to_numpy(dtype=float),
-                                   family=fam, streams=design.streams, block_size=block_size, max_tests=max_tests,
-                                   max_selected=max_selected, time_budget=time_budget)
+                                   family=fam, streams=design.streams, **opts.limits())
     else:
-        streams = arrange_streams(design.streams, multistream=multistream, passes=passes)
-        search = streamwise_search(state, streams, policy, block_size=block_size, max_tests=max_tests,
-                                   max_selected=max_selected, time_budget=time_budget, verbose=verbose)
+        streams = arrange_streams(design.streams, multistream=opts.multistream, passes=opts.passes)
+        search = streamwise_search(state, streams, policy, **opts.limits(), verbose=opts.verbose)
     # an RBF-grafted feature enters the refit as its basis columns (patsy expressions)
     rhs = " + ".join([design.parsed.fixed] + [r for t in search.accepted for r in t.extra.get("rhs", [t.name])])
     train, y, validation = design.frame, design.y, None
@@ -211,11 +216,15 @@ def select(
     streams : array, DataFrame, iterable, or a dict ``{name: stream}`` / list of them
         Each stream is a 2-D array (candidates are its columns), a DataFrame, or any
         iterable yielding ``(name, column)`` pairs or bare columns -- possibly an
-        infinite generator, read lazily ``block_size`` candidates at a time (stop it
-        with ``max_tests``, ``max_selected`` or ``time_budget``).
+        infinite generator, read lazily ``block_size`` candidates at a time.  Candidate
+        names must be unique and differ from the response's and the fixed columns'.
     fixed : array or DataFrame, optional
         Columns always in the model (never tested); an intercept is added unless
-        ``intercept=False``.
+        ``intercept=False``.  No missing values.
+    max_tests, max_selected, time_budget : optional
+        Stopping rules.  A generator or iterator without ``len()`` may be infinite, so
+        with a streamwise method it needs one of them (``max_tests=math.inf`` reads a
+        finite generator to its end).
     order : str or callable, optional
         Order in which the columns of array and DataFrame streams are offered:
         ``"given"`` (default), ``"variance"``, ``"random"`` (with ``seed=``), a callable
@@ -231,68 +240,148 @@ def select(
     >>> def gen():
     ...     for j in range(X.shape[1]):
     ...         yield f"x{j}", X[:, j]
-    >>> sr.select(y, gen(), w0=0.05, alpha_delta=0.05).selected_terms
+    >>> sr.select(y, gen(), max_tests=1000, w0=0.05, alpha_delta=0.05).selected_terms
     ['x3']
     """
-    fam, fam_name = resolve_family(family)
-    kind, policy = resolve_method(method, **method_options)
-    yname = getattr(y, "name", None) or "y"
-    yv = np.asarray(y)
-    if yv.ndim != 1:
-        raise ValueError(f"y must be one-dimensional, got shape {yv.shape}")
-    if yv.dtype == bool:
-        yv = yv.astype(float)
-    try:
-        yv = yv.astype(float)
-    except (TypeError, ValueError):
-        raise ValueError("y must be numeric (0/1 or boolean for family='binomial')") from None
-    if not np.isfinite(yv).all():
-        raise ValueError("y contains NaN or infinite values; drop those rows first")
-    if isinstance(fam, sm.families.Binomial) and not np.isin(np.unique(yv), [0.0, 1.0]).all():
-        raise ValueError("a binomial response must be 0/1 or boolean; recode it first")
+    opts = check_options(family=family, method=method, test=test, block_size=block_size, max_tests=max_tests,
+                         max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
+                         intercept=intercept, order=order, method_options=method_options, entry="select")
+    fam, fam_name, kind, policy = opts.family, opts.family_name, opts.kind, opts.method
+    yname, yv = _response_vector(y, fam)
     n = len(yv)
-
-    frame = pd.DataFrame({yname: yv})
-    fixed_names: list[str] = []
-    if fixed is not None:
-        fx = fixed if isinstance(fixed, pd.DataFrame) else pd.DataFrame(
-            np.asarray(fixed, dtype=float).reshape(n, -1),
-            columns=[f"fixed{j}" for j in range(np.asarray(fixed).reshape(n, -1).shape[1])])
-        if len(fx) != n:
-            raise ValueError(f"fixed has {len(fx)} rows, y has {n}")
-        fx = fx.reset_index(drop=True)
-        for c in fx.columns:
-            frame[str(c)] = fx[c].to_numpy()
-        fixed_names = [term_name(str(c)) for c in fx.columns]
-    fixed_rhs = " + ".join((["1"] if intercept else ["0"]) + fixed_names)
+    frame = _fixed_frame(fixed, yname, yv)
+    fixed_rhs = " + ".join((["1"] if opts.intercept else ["0"]) + [term_name(c) for c in frame.columns[1:]])
     fixed_x = design_matrix(fixed_rhs, frame, frame)
     if fixed_x.shape[1] == 0:
         raise ValueError("the model has no fixed column; keep intercept=True or pass fixed=")
     check_fixed(fixed_x, n)
 
-    stream_objs = _as_streams(streams, n)
-    y_ordered = _apply_order(stream_objs, order, yv, seed)
-    state = make_state(yv, fixed_x.to_numpy(dtype=float), fam, test)
+    # candidates may not take the name of the response or of a fixed column: the refit
+    # formula would silently use the wrong column
+    reserved = {str(c): "a fixed column" for c in frame.columns[1:]}
+    reserved[yname] = "the response"
+    stream_objs = _as_streams(streams, n, reserved)
+    y_ordered = _apply_order(stream_objs, opts.order, yv, opts.seed)
+    require_stopping_rule(opts, [s.name for s in stream_objs if not _known_length(s)])
+    state = make_state(yv, fixed_x.to_numpy(dtype=float), fam, opts.test)
     if kind == "search":
         search = run_search_method(policy, state=state, y=yv, fixed=fixed_x.to_numpy(dtype=float), family=fam,
-                                   streams=stream_objs, block_size=block_size, max_tests=max_tests,
-                                   max_selected=max_selected, time_budget=time_budget)
+                                   streams=stream_objs, **opts.limits())
     else:
-        search = streamwise_search(state, stream_objs, policy, block_size=block_size, max_tests=max_tests,
-                                   max_selected=max_selected, time_budget=time_budget, verbose=verbose)
-    names, new_columns = [], {}
-    for t in search.accepted:
-        cols = t.columns if t.values.shape[1] == len(t.columns) else [f"{t.name}_{j}" for j in range(t.values.shape[1])]
-        for c, v in zip(cols, t.values.T):
-            if c in frame.columns or c in new_columns:
-                raise ValueError(f"selected term {c!r} has the name of a fixed column or the response; rename it")
-            new_columns[c] = v
-        names.extend(term_name(c) for c in cols)
-    if new_columns:
-        frame = pd.concat([frame, pd.DataFrame(new_columns, index=frame.index)], axis=1)
+        search = streamwise_search(state, stream_objs, policy, **opts.limits(), verbose=opts.verbose)
+    frame, names = _add_selected(search.accepted, frame, reserved)
     rhs = " + ".join([fixed_rhs] + names)
     return _finish(search, rhs, term_name(yname), yname, frame, yv, fam, fam_name, policy, state, None, 0, None,
                    y_ordered=y_ordered)
+
+
+def _response_vector(y, family) -> tuple[str, np.ndarray]:
+    """The response's name and its values as floats, refused when unusable.
+
+    Raises ValueError for a response that is not one-dimensional, numeric and finite, or
+    that the family cannot model (see :func:`~streamreg.options.check_response`).
+    """
+    name = getattr(y, "name", None)
+    yname = "y" if name is None or name == "" else str(name)
+    if isinstance(y, (str, bytes)) or y is None:
+        raise TypeError(f"y must be an array-like of numbers, got {type(y).__name__}")
+    try:
+        yv = np.asarray(y)
+    except ValueError:  # ragged nested lists
+        raise ValueError("y must be a one-dimensional array of numbers") from None
+    if yv.ndim != 1:
+        raise ValueError(f"y must be one-dimensional, got shape {yv.shape}")
+    if len(yv) == 0:
+        raise ValueError("y is empty: it has no rows")
+    if yv.dtype.kind in "mMc":  # datetime, timedelta and complex would convert to float silently
+        raise ValueError(f"y must be numeric (0/1 or boolean for family='binomial'), got dtype {yv.dtype}")
+    try:
+        yv = yv.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError("y must be numeric (0/1 or boolean for family='binomial')") from None
+    bad = np.flatnonzero(~np.isfinite(yv))
+    if bad.size:
+        raise ValueError(f"y contains NaN or infinite values ({bad.size}, the first at position {bad[0]}); "
+                         "drop those rows first")
+    if isinstance(family, sm.families.Binomial) and not np.isin(np.unique(yv), [0.0, 1.0]).all():
+        raise ValueError("a binomial response must be 0/1 or boolean; recode it first")
+    check_response(yv, family, yname)
+    return yname, yv
+
+
+def _fixed_frame(fixed, yname: str, yv: np.ndarray) -> pd.DataFrame:
+    """The response and the ``fixed=`` columns as one frame (response first), checked.
+
+    Arrays become columns ``fixed0, fixed1, ...``; a DataFrame keeps its column names
+    (non-numeric columns are factors).  The caller's objects are never modified.
+    """
+    n = len(yv)
+    frame = pd.DataFrame({yname: yv})
+    if fixed is None:
+        return frame
+    if isinstance(fixed, pd.Series):
+        fixed = fixed.to_frame(name="fixed0" if fixed.name is None else str(fixed.name))
+    if isinstance(fixed, pd.DataFrame):
+        fx = fixed.reset_index(drop=True)  # a new frame: the caller's keeps its index
+        fx.columns = [str(c) for c in fx.columns]
+    else:
+        fx = _fixed_array_frame(fixed, n)
+    if len(fx) != n:
+        raise ValueError(f"fixed has {len(fx)} rows, y has {n}")
+    if fx.columns.duplicated().any():
+        dup = list(fx.columns[fx.columns.duplicated()].unique())
+        raise ValueError(f"fixed has duplicated column names {dup}; column names must be unique")
+    if yname in fx.columns:
+        raise ValueError(f"fixed column {yname!r} has the name of the response; rename one of them "
+                         "(a Series y is named by its .name)")
+    check_fixed_columns(fx, list(fx.columns), allow_missing=False)
+    return pd.concat([frame, fx], axis=1)
+
+
+def _fixed_array_frame(fixed, n: int) -> pd.DataFrame:
+    """``fixed=`` given as an array: a numeric n-vector or n x k matrix."""
+    if isinstance(fixed, (str, bytes, Mapping)) or not np.iterable(fixed):
+        raise TypeError(f"fixed must be an array or a DataFrame, got {type(fixed).__name__}")
+    try:
+        arr = np.asarray(fixed)
+    except ValueError:  # ragged nested lists
+        raise ValueError("fixed must be a rectangular array (or a DataFrame)") from None
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"fixed must be a vector or a matrix with one row per observation, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"fixed has {arr.shape[0]} rows, y has {n}")
+    if arr.dtype.kind not in "biuf":
+        try:
+            if arr.dtype.kind in "mMcUS":
+                raise TypeError
+            arr = arr.astype(float)
+        except (TypeError, ValueError):
+            raise ValueError(f"fixed must be numeric (dtype {arr.dtype}); pass a DataFrame to use factor "
+                             "columns") from None
+    arr = arr.reshape(n, -1)
+    return pd.DataFrame(arr.astype(float), columns=[f"fixed{j}" for j in range(arr.shape[1])])
+
+
+def _add_selected(accepted, frame: pd.DataFrame, reserved: Mapping[str, str]) -> tuple[pd.DataFrame, list[str]]:
+    """The frame with the selected terms' columns appended, and their formula names."""
+    names: list[str] = []
+    new_columns: dict[str, np.ndarray] = {}
+    owner: dict[str, str] = {}
+    for t in accepted:
+        cols = t.columns if t.values.shape[1] == len(t.columns) else [f"{t.name}_{j}" for j in range(t.values.shape[1])]
+        for c, v in zip(cols, t.values.T):
+            if c in reserved:
+                raise ValueError(f"selected term {c!r} (stream {t.stream!r}) has the name of {reserved[c]}; "
+                                 "rename the candidate")
+            if c in new_columns:
+                raise ValueError(f"duplicate candidate name {c!r}: selected from stream {owner[c]!r} and from "
+                                 f"stream {t.stream!r}; candidate names must be unique across streams")
+            new_columns[c] = v
+            owner[c] = t.stream
+        names.extend(term_name(c) for c in cols)
+    if new_columns:
+        frame = pd.concat([frame, pd.DataFrame(new_columns, index=frame.index)], axis=1)
+    return frame, names
 
 
 def _apply_order(streams: list[Stream], order, y: np.ndarray, seed) -> list[str]:
@@ -311,77 +400,133 @@ def _apply_order(streams: list[Stream], order, y: np.ndarray, seed) -> list[str]
     return ordered
 
 
-def _as_streams(streams, n: int) -> list[Stream]:
-    """A dict is named streams, a list several streams, anything else one stream."""
+def _as_streams(streams, n: int, reserved: Mapping[str, str] | None = None) -> list[Stream]:
+    """A dict is named streams, a list several streams, anything else one stream.
+
+    ``reserved`` maps names candidates may not take (the response, fixed columns) to what
+    they are; array and DataFrame candidates are checked here, generator items as read.
+    """
+    book = CandidateNames(reserved)  # shared: names must be unique across the streams
+    if streams is None:
+        raise TypeError("streams must be an array, a DataFrame, an iterable of (name, column) pairs, "
+                        "or a dict / list of them; got None")
     if isinstance(streams, Mapping):
         items = [(str(k), v) for k, v in streams.items()]
     elif isinstance(streams, list) and streams and not any(isinstance(s, tuple) for s in streams):
         items = [(f"stream{j + 1}", s) for j, s in enumerate(streams)]
     else:
         items = [("stream1", streams)]
-    out: list[Stream] = []
+    if not items or (isinstance(streams, list) and not streams):
+        raise ValueError("no candidate streams were given: streams is empty")
+    out = []
     for name, s in items:
-        if isinstance(s, Stream):
-            out.append(s)
-        elif isinstance(s, pd.DataFrame):
-            if len(s) != n:
-                raise ValueError(f"stream {name!r} has {len(s)} rows, y has {n}")
-            out.append(MatrixStream(name, s.to_numpy(dtype=float), [str(c) for c in s.columns]))
-        elif isinstance(s, np.ndarray):
-            arr = s if s.ndim == 2 else s.reshape(n, -1)
-            if arr.shape[0] != n:
-                raise ValueError(f"stream {name!r} has {arr.shape[0]} rows, y has {n}")
-            out.append(MatrixStream(name, arr, NameRange(f"{name}_" if len(items) > 1 else "x", 0, arr.shape[1])))
-        elif _is_iterable_stream(s):
-            out.append(IterableStream(name, s, n))
-        else:
-            raise TypeError(f"stream {name!r}: expected an array, a DataFrame or an iterable, got {type(s).__name__}")
+        out.append(_one_stream(name, s, n, len(items) > 1, book))
+        _claim_names(out[-1], book)
+        if isinstance(out[-1], MatrixStream):
+            _check_finite(out[-1])
     return out
+
+
+def _one_stream(name: str, s, n: int, several: bool, book: CandidateNames) -> Stream:
+    """One user stream as a Stream (arrays and frames are sliced, not copied)."""
+    if isinstance(s, Stream):
+        return s
+    if isinstance(s, pd.Series):
+        s = s.to_frame(name=f"{name}_0" if s.name is None else str(s.name))
+    if isinstance(s, pd.DataFrame):
+        if len(s) != n:
+            raise ValueError(f"stream {name!r} has {len(s)} rows, y has {n}")
+        for j, c in enumerate(s.columns):  # by position: duplicated names are reported by MatrixStream
+            _check_numeric_column(s.iloc[:, j], f"stream {name!r}: column {str(c)!r}")
+        return MatrixStream(name, s.to_numpy(dtype=float), [str(c) for c in s.columns])
+    if isinstance(s, np.ndarray):
+        if s.ndim not in (1, 2):
+            raise ValueError(f"stream {name!r}: expected a 2-D array (one column per candidate), got shape {s.shape}")
+        if s.shape[0] != n:
+            raise ValueError(f"stream {name!r} has {s.shape[0]} rows, y has {n}")
+        arr = s if s.ndim == 2 else s.reshape(n, 1)
+        if arr.dtype.kind not in "biuf":
+            arr = _numeric_array(arr, f"stream {name!r}")
+        return MatrixStream(name, arr, NameRange(f"{name}_" if several else "x", 0, arr.shape[1]))
+    if _is_iterable_stream(s):
+        return IterableStream(name, s, n, names=book)
+    raise TypeError(f"stream {name!r}: expected an array, a DataFrame or an iterable, got {type(s).__name__}")
+
+
+def _check_numeric_column(series: pd.Series, what: str) -> None:
+    """Candidates of array and DataFrame streams are numeric columns (booleans count as 0/1)."""
+    kind = series.dtype.kind
+    if kind in "biuf":
+        return
+    if kind in "mM" or isinstance(series.dtype, pd.DatetimeTZDtype):
+        raise ValueError(f"{what} is a date or time ({series.dtype}); convert it to a number first, "
+                         "e.g. days since a date: (d - d.min()).dt.days")
+    if kind == "O":
+        try:
+            series.to_numpy(dtype=float)
+            return
+        except (TypeError, ValueError):
+            pass
+    raise ValueError(f"{what} is not numeric (dtype {series.dtype}); array and DataFrame streams take numeric "
+                     "columns: code factors as indicator columns (pd.get_dummies) or use streamreg() with a formula")
+
+
+def _numeric_array(arr: np.ndarray, what: str) -> np.ndarray:
+    """A non-numeric-dtype array as floats (object arrays of numbers), else ValueError."""
+    if arr.dtype.kind in "mM":
+        _check_numeric_column(pd.Series(arr[:0, 0]), what)
+    try:
+        if arr.dtype.kind != "O":
+            raise TypeError
+        return arr.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} is not numeric (dtype {arr.dtype}); array streams take numeric columns") from None
+
+
+def _check_finite(stream: MatrixStream) -> None:
+    """Refuse NaN or infinite candidates before the search (which would warn, then fail, on them).
+
+    Read in column chunks of about a million values, so the check needs no copy of the
+    matrix.
+    """
+    values = stream.values
+    step = max(1, (1 << 20) // max(values.shape[0], 1))
+    for start in range(0, values.shape[1], step):
+        chunk = np.asarray(values[:, start:start + step], dtype=float)
+        bad = np.flatnonzero(~np.isfinite(chunk).all(axis=0))
+        if bad.size:
+            name = stream.names[start + int(bad[0])]
+            raise ValueError(f"stream {stream.name!r}: candidate {name!r} contains NaN or infinite values; "
+                             "drop or impute them before selection")
+
+
+def _claim_names(stream: Stream, book: CandidateNames) -> None:
+    """Claim the names of an array or DataFrame stream's candidates (known in advance)."""
+    if not isinstance(stream, MatrixStream):
+        return
+    if isinstance(stream.names, NameRange):
+        book.claim_range(stream.names, stream.name)
+    else:
+        for c in stream.names:
+            book.claim(c, stream.name)
+
+
+def _known_length(stream: Stream) -> bool:
+    """Whether a stream's length is known in advance (so that reading it ends)."""
+    return stream.n_candidates is not None or bool(getattr(stream, "known_length", False))
 
 
 def _is_iterable_stream(s) -> bool:
-    return isinstance(s, Iterable) and not isinstance(s, (str, bytes, np.ndarray, pd.DataFrame))
-
-
-class RefitWarning(UserWarning):
-    """The statsmodels refit of the selected terms is not trustworthy (separation, rank)."""
-
-
-def _refit_problems(caught, shape: tuple[int, int]) -> list[str]:
-    """Plain-language descriptions of the statsmodels warnings raised by a refit (deduplicated)."""
-    out: list[str] = []
-    for w in caught:
-        name = type(w.message).__name__ if isinstance(w.message, Warning) else w.category.__name__
-        if name == "PerfectSeparationWarning":
-            text = ("the response is perfectly or quasi-perfectly separated by the selected terms: the "
-                    "maximum-likelihood estimates do not exist and the coefficients, standard errors and "
-                    "p-values are not meaningful")
-        elif name == "SingularMatrixWarning" or "rank" in str(w.message).lower():
-            text = (f"the design of the selected terms is rank-deficient ({shape[1]} columns, {shape[0]} rows): "
-                    "the coefficients are not identified")
-        elif name in ("ConvergenceWarning", "IterationLimitWarning"):
-            text = "the refit did not converge"
-        else:
-            warnings.warn(w.message, w.category, stacklevel=4)  # not ours to interpret: pass it on
-            continue
-        if text not in out:
-            out.append(text)
-    return out
+    return isinstance(s, Iterable) and not isinstance(s, (str, bytes, np.ndarray, pd.DataFrame, Mapping))
 
 
 def _finish(search, rhs, response_label, response_name, train, y, fam, fam_name, policy, state,
             success_level, n_dropped, formula, derived=None, y_ordered=None, validation=None) -> StreamRegResults:
     x = design_matrix(rhs, train, train, derived)
     yser = pd.Series(y, index=x.index, name=response_name)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if is_ols(fam):
-            fit = sm.OLS(yser, x).fit()
-            fam_name = "gaussian"
-        else:
-            with np.errstate(over="ignore"):  # exp overflow in the inverse link saturates harmlessly
-                fit = sm.GLM(yser, x, family=fam).fit(tol=1e-10, maxiter=200)
-    refit_warnings = _refit_problems(caught, x.shape)
+    fit, refit_warnings = refit(yser, x, fam)
+    if is_ols(fam):
+        fam_name = "gaussian"
     if refit_warnings:
         warnings.warn("the refit of the selected terms is unreliable: " + "; ".join(refit_warnings)
                       + " (see summary())", RefitWarning, stacklevel=3)

@@ -126,3 +126,15 @@ def test_poisson_nonexistent_mle_is_refused():
     assert not mle_exists(x, k.astype(float), sm.families.Poisson())
     fit = sr.streamreg("k ~ stream(g, x0)", df, family="poisson")
     assert fit.history.set_index("term").loc["g", "status"].startswith("refused: separation")
+
+
+def test_glm_search_leaks_no_library_warnings(wdbc):
+    # statsmodels' convergence, separation and singular-matrix warnings are symptoms the
+    # search interprets itself; none may reach the user from the search
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sr.streamreg(FORMULA, wdbc, family="binomial")
+        sr.streamreg(FORMULA, wdbc, family="binomial", test="lr", max_tests=12)
+        sr.streamreg("b ~ stream(x*)", _separating_frame(), family="binomial")

@@ -93,6 +93,13 @@ _RECOMPUTE_BELOW = 1e-4
 
 
 def reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """See :func:`_reduce_single_columns`; a NaN or infinite candidate yields a NaN gain,
+    which the search reports by name, so numpy's floating-point warnings are silenced here."""
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        return _reduce_single_columns(q_and_target, cols)
+
+
+def _reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Squared projection of a target on each candidate's new direction, and its rank.
 
     ``q_and_target`` is ``[Q, t]``: an orthonormal basis of the model and a target vector
@@ -101,8 +108,8 @@ def reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray) -> tuple[n
     ``(b't)^2 / (||b||^2 - ||Q'b||^2)`` from one GEMM; ``b~'t = b't`` because Q't = 0.
     """
     g = q_and_target.T @ cols
-    qb, u = g[:-1], g[-1]
     norm2 = np.einsum("ij,ij->j", cols, cols)
+    qb, u = g[:-1], g[-1]
     wild = np.flatnonzero(~((norm2 > _SAFE_LOW) & (norm2 < _SAFE_HIGH)))
     if wild.size:  # all-zero columns (common in sparse data) need no rescue
         wild = wild[np.any(cols[:, wild] != 0, axis=0)]

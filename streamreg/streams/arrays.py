@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import itertools
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sized
 
 import numpy as np
 import pandas as pd
@@ -48,36 +48,93 @@ class MatrixStream(Stream):
         return TermBlock(self.name, names, CandidateBlock(vals))
 
 
+class CandidateNames:
+    """The candidate names taken so far in one search, shared by its streams.
+
+    The refit formula refers to selected terms by name, so a candidate named like the
+    response, a fixed column or another candidate would silently stand for the wrong
+    column.  Names known in advance are claimed up front; generator items as read.
+
+    Parameters
+    ----------
+    reserved : mapping, optional
+        Names no candidate may take, and what they are ("the response", ...).
+    """
+
+    def __init__(self, reserved: Mapping[str, str] | None = None):
+        self.reserved = dict(reserved or {})
+        self._owner: dict[str, str] = {}
+        self._ranges: list[tuple[NameRange, str]] = []
+
+    def claim(self, label: str, stream: str) -> None:
+        """Take ``label`` for a candidate of ``stream``; ValueError if it is taken."""
+        if label in self.reserved:
+            raise ValueError(f"stream {stream!r}: candidate {label!r} has the name of {self.reserved[label]}; "
+                             "rename one of them")
+        other = self._owner.get(label) or next((s for r, s in self._ranges if _in_range(label, r)), None)
+        if other == stream:
+            raise ValueError(f"stream {stream!r}: duplicate candidate name {label!r}; candidate names must be unique")
+        if other is not None:
+            raise ValueError(f"duplicate candidate name {label!r} in streams {other!r} and {stream!r}; candidate "
+                             "names must be unique across streams")
+        self._owner[label] = stream
+
+    def claim_range(self, names: NameRange, stream: str) -> None:
+        """Take the generated names ``prefix0, prefix1, ...`` of an array stream."""
+        for label, what in self.reserved.items():
+            if _in_range(label, names):
+                raise ValueError(f"stream {stream!r}: candidate {label!r} has the name of {what}; rename one of "
+                                 "them (or give the stream as a DataFrame with other column names)")
+        for label, other in self._owner.items():
+            if _in_range(label, names):
+                raise ValueError(f"duplicate candidate name {label!r} in streams {other!r} and {stream!r}; "
+                                 "candidate names must be unique across streams")
+        self._ranges.append((names, stream))
+
+
+def _in_range(label: str, names: NameRange) -> bool:
+    """Whether ``label`` is one of the generated names ``prefix{start}`` ... ``prefix{stop - 1}``."""
+    digits = label[len(names.prefix):]
+    return (label.startswith(names.prefix) and digits.isdigit() and str(int(digits)) == digits
+            and names.start <= int(digits) < names.stop)
+
+
 class IterableStream(Stream):
     """Candidates from any iterable of ``(name, column)`` pairs or bare columns.
 
     Read lazily ``k`` at a time, so generators may be infinite; a 2-D item is a
-    multi-column term tested jointly.
+    multi-column term tested jointly.  Each item is checked as it is read: a clear
+    error names the item when it is neither a ``(name, column)`` pair nor a numeric
+    column of ``n_obs`` rows, or when its name is taken (see :class:`CandidateNames`).
+
+    Parameters
+    ----------
+    name : str
+        The stream's name.
+    items : iterable
+        ``(name, column)`` pairs or bare columns (named ``f"{name}_{i}"``).
+    n_obs : int
+        Rows every column must have.
+    names : CandidateNames, optional
+        The names taken so far, shared by the streams of one search (default: this
+        stream's own).
     """
 
-    def __init__(self, name: str, items: Iterable, n_obs: int):
+    def __init__(self, name: str, items: Iterable, n_obs: int, names: CandidateNames | None = None):
         super().__init__(name)
+        #: a list, a range, ``iter(list)``: finite and known to be so (a generator may not end)
+        self.known_length = isinstance(items, Sized) or hasattr(type(items), "__length_hint__")
         self._it: Iterator = iter(items)
         self.n_obs = n_obs
         self.count = 0
+        self.names = names if names is not None else CandidateNames()
 
     def _next_block(self, k: int) -> TermBlock | None:
         names, cols, widths = [], [], []
         for item in itertools.islice(self._it, k):
             self.count += 1
-            if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
-                label, col = item
-            else:
-                label, col = f"{self.name}_{self.count}", item
-            arr = np.asarray(col, dtype=float)
-            if arr.ndim == 1:
-                arr = arr[:, None]
-            if arr.shape[0] != self.n_obs:
-                raise ValueError(
-                    f"stream {self.name!r}: candidate {label!r} has {arr.shape[0]} rows, "
-                    f"the response has {self.n_obs}"
-                )
-            names.append(str(label))
+            label, arr = self._item(item)
+            names.append(label)
             cols.append(arr)
             widths.append(arr.shape[1])
         if not names:
@@ -86,3 +143,69 @@ class IterableStream(Stream):
             return None
         values = np.concatenate(cols, axis=1)
         return TermBlock(self.name, names, CandidateBlock(values, np.asarray(widths)))
+
+    def _expected(self) -> str:
+        return f"expected a (name, column) pair or a numeric column of length {self.n_obs}"
+
+    def _item(self, item) -> tuple[str, np.ndarray]:
+        """The name and the ``n_obs x d`` float matrix of one item; clear errors otherwise."""
+        where = f"stream {self.name!r}: item {self.count}"
+        if isinstance(item, tuple) and len(item) == 2 and _ndim(item[1]) >= 1 and _ndim(item[0]) == 0:
+            label, col = item
+            if not isinstance(label, str):
+                raise TypeError(f"{where} has the name {label!r} ({type(label).__name__}); names must be strings")
+        elif isinstance(item, (str, bytes, Mapping, set, frozenset)) or item is None:
+            raise TypeError(f"{where} is a {type(item).__name__} ({_short(item)}); {self._expected()}")
+        else:
+            label, col = f"{self.name}_{self.count}", item
+        arr = _numeric(col, f"{where} ({label!r})", self._expected())
+        if arr.ndim == 1:
+            arr = arr[:, None]
+        if arr.shape[0] != self.n_obs:
+            raise ValueError(
+                f"stream {self.name!r}: candidate {label!r} has {arr.shape[0]} rows, "
+                f"the response has {self.n_obs}"
+            )
+        if arr.shape[1] == 0:
+            raise ValueError(f"stream {self.name!r}: candidate {label!r} has no columns")
+        if not np.isfinite(arr).all():  # caught here, before the scoring warns about it
+            raise ValueError(f"stream {self.name!r}: candidate {label!r} contains NaN or infinite values; "
+                             "drop or impute them before selection")
+        self.names.claim(label, self.name)
+        return label, arr
+
+
+def _ndim(x) -> int:
+    """``np.ndim`` that answers -1 for ragged nested sequences instead of raising."""
+    try:
+        return np.ndim(x)
+    except ValueError:
+        return -1
+
+
+def _short(item) -> str:
+    text = repr(item)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _numeric(col, where: str, expected: str) -> np.ndarray:
+    """A column (or matrix) as floats; an error naming the item when it is not numeric."""
+    values = col.to_numpy() if isinstance(col, (pd.Series, pd.DataFrame)) else col
+    try:
+        arr = np.asarray(values)
+    except ValueError:  # ragged nested lists
+        raise ValueError(f"{where} is not a rectangular numeric array; {expected}") from None
+    if arr.ndim == 0:
+        raise TypeError(f"{where} is a single value ({_short(col)}); {expected}")
+    if arr.ndim > 2:
+        raise ValueError(f"{where} has {arr.ndim} dimensions; {expected} (or an n x d matrix for a multi-column term)")
+    if arr.dtype.kind in "biuf":
+        return arr.astype(float, copy=False)
+    if arr.dtype.kind in "mM":
+        raise ValueError(f"{where} holds dates or times ({arr.dtype}); convert them to numbers first")
+    try:
+        if arr.dtype.kind != "O":
+            raise TypeError
+        return arr.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where} is not numeric (dtype {arr.dtype}); {expected}") from None

@@ -1,0 +1,474 @@
+"""Validation of every user option of :func:`~streamreg.streamreg` and :func:`~streamreg.select`.
+
+Both entry points call :func:`check_options` first, so a bad value is refused before any
+data are read, with a message that names the option, and the rest of the package may
+assume clean values (a positive ``int`` block size, ``None`` or a count for each stopping
+rule, a constructed policy).  Options of the selection method (``w0=``, ``alpha_delta=``,
+``lam=``, ...) are checked against the signature of the method's constructor, so an
+unknown keyword is reported with the list of valid ones (and a "did you mean") instead of
+failing inside the constructor.
+
+The response is checked here too (:func:`check_response`): a constant response, a
+binomial response with one class, or negative Poisson counts make the selection
+meaningless, and the model states would otherwise fail later with messages about the
+fixed terms.
+"""
+from __future__ import annotations
+
+import difflib
+import inspect
+import math
+import numbers
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import statsmodels.api as sm
+
+from .models import is_ols, resolve_family
+from .policies import Policy
+
+#: the stopping rules of a search, in the order they are named in messages
+STOPPING_RULES = ("max_tests", "max_selected", "time_budget")
+
+_TESTS_OLS = ("t", "paper")
+_TESTS_GLM = ("score", "lr")
+
+#: keyword options of the two entry points (for "did you mean" hints on misspelt options)
+STREAMREG_OPTIONS = ("family", "method", "test", "block_size", "max_tests", "max_selected", "time_budget",
+                     "missing", "verbose", "multistream", "passes", "functions", "validate", "seed")
+SELECT_OPTIONS = ("fixed", "intercept", "family", "method", "test", "block_size", "max_tests", "max_selected",
+                  "time_budget", "verbose", "order", "seed")
+
+
+@dataclass(frozen=True, eq=False)
+class Options:
+    """The validated options of one call.
+
+    ``method`` is the constructed selection rule (a :class:`~streamreg.policies.Policy`
+    template when ``kind == "policy"``, a search driver when ``kind == "search"``).  A
+    stopping rule given as ``math.inf`` means "no limit" and is stored as None with
+    ``unlimited`` set: the user has said that an unknown-length stream may be read to
+    its end.
+    """
+
+    family: Any
+    family_name: str
+    kind: str
+    method: Any
+    test: str | None
+    block_size: int
+    max_tests: int | None
+    max_selected: int | None
+    time_budget: float | None
+    unlimited: bool
+    verbose: bool | int
+    seed: Any
+    missing: str = "drop"
+    multistream: bool = True
+    passes: int = 1
+    functions: Mapping[str, Any] | None = None
+    validate: Any = None
+    intercept: bool = True
+    order: Any = None
+
+    @property
+    def has_stopping_rule(self) -> bool:
+        """True when the search stops by itself (a finite test, selection or time limit)."""
+        return any(getattr(self, r) is not None for r in STOPPING_RULES)
+
+    def limits(self) -> dict:
+        """The keyword arguments shared by every search driver."""
+        return {"block_size": self.block_size, "max_tests": self.max_tests,
+                "max_selected": self.max_selected, "time_budget": self.time_budget}
+
+    @property
+    def reads_lazily(self) -> bool:
+        """Whether the method reads the streams as it goes (and so may read an infinite one for ever).
+
+        Stepwise selection and grafting with a cross-validated lambda read every candidate
+        first and stop with an error past their ``max_candidates``; every other method
+        reads a block at a time for as long as the stream lasts.
+        """
+        if self.kind == "policy":
+            return True
+        # imported late, as everywhere here: formula.design imports this module, which must
+        # stay cheap and free of import cycles
+        from .search.methods import Grafting, Stepwise
+
+        if isinstance(self.method, Stepwise):
+            return False
+        return not (isinstance(self.method, Grafting) and self.method.lam is None)
+
+
+# ---------------------------------------------------------------------------------------
+# scalar checks
+# ---------------------------------------------------------------------------------------
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _got(value) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def check_count(name: str, value, *, minimum: int = 1, allow_none: bool = True,
+                allow_inf: bool = False) -> int | None:
+    """An integer ``>= minimum`` (or None / ``math.inf`` where allowed, returned as None)."""
+    if value is None and allow_none:
+        return None
+    if allow_inf and _is_real(value) and value == math.inf:
+        return None
+    if not _is_int(value):
+        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise TypeError(f"{name} must be {kind}{' or None' if allow_none else ''}, got {_got(value)}")
+    if value < minimum:
+        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    return int(value)
+
+
+def check_bool(name: str, value) -> bool:
+    """True or False (numpy booleans accepted)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_got(value)}")
+    return bool(value)
+
+
+def _check_time_budget(value) -> float | None:
+    if value is None or (_is_real(value) and value == math.inf):
+        return None
+    if not _is_real(value):
+        raise TypeError(f"time_budget must be a number of seconds or None, got {_got(value)}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"time_budget must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def _check_verbose(value) -> bool | int:
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if not _is_int(value):
+        raise TypeError(f"verbose must be True, False or a number of tests between reports, got {_got(value)}")
+    if value < 0:
+        raise ValueError(f"verbose must be a non-negative number of tests, got {value!r}")
+    return int(value)
+
+
+def _check_seed(seed):
+    if seed is None or isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
+        return seed
+    if not _is_int(seed):
+        raise TypeError(f"seed must be a non-negative integer or None, got {_got(seed)}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def _check_missing(missing) -> str:
+    if missing not in ("drop", "raise"):
+        raise ValueError(f"missing must be 'drop' or 'raise', got {missing!r}")
+    return missing
+
+
+def _check_passes(passes) -> int:
+    if not _is_int(passes) or passes < 1:
+        raise ValueError(f"passes must be a positive integer, got {passes!r}")
+    return int(passes)
+
+
+def _check_validate(validate):
+    """A fraction in (0, 1), a boolean mask or row labels (checked against the data later)."""
+    if validate is None:
+        return None
+    if isinstance(validate, (bool, np.bool_)):
+        raise TypeError("validate must be a fraction in (0, 1), a boolean mask or row labels, got a single bool")
+    if _is_real(validate):
+        if not (math.isfinite(validate) and 0 < validate < 1):
+            raise ValueError(f"validate as a fraction must lie in (0, 1), got {validate!r}")
+        return float(validate)
+    if isinstance(validate, (str, bytes)) or not np.iterable(validate):
+        raise TypeError(f"validate must be a fraction in (0, 1), a boolean mask or row labels, got {_got(validate)}")
+    return validate
+
+
+def _check_functions(functions) -> dict | None:
+    if functions is None:
+        return None
+    if not isinstance(functions, Mapping):
+        raise TypeError(f"functions must be a mapping from names to callables, got {_got(functions)}")
+    bad = [k for k, f in functions.items() if not isinstance(k, str) or not callable(f)]
+    if bad:
+        raise TypeError(f"functions must map names (str) to callables; check the entries {bad[:5]}")
+    return dict(functions)  # a copy: the caller's mapping is never modified
+
+
+def _check_order(order):
+    if order is None or isinstance(order, str) or callable(order):
+        return order
+    raise TypeError(f"order must be a name ('given', 'variance', 'random', a screening method) or a callable, "
+                    f"got {_got(order)}")
+
+
+def check_family(family) -> tuple[Any, str]:
+    """A statsmodels family instance and its short name; a family *class* gets a hint."""
+    if isinstance(family, type) and issubclass(family, sm.families.Family):
+        raise TypeError(f"family must be a name or a statsmodels family instance; got the class "
+                        f"{family.__name__}: pass sm.families.{family.__name__}() instead")
+    return resolve_family(family)
+
+
+def check_test(test, family) -> str | None:
+    """None (the family's default test) or one of the family's test names."""
+    if test is None:
+        return None
+    known = _TESTS_OLS if is_ols(family) else _TESTS_GLM
+    which = "the Gaussian family" if is_ols(family) else "GLMs"
+    if test not in known:
+        raise ValueError(f"test must be one of {known} for {which}, got {test!r}")
+    return test
+
+
+# ---------------------------------------------------------------------------------------
+# method options
+# ---------------------------------------------------------------------------------------
+
+
+def _method_factory(method: str):
+    """(constructor whose signature lists the options, options the factory fixes itself)."""
+    from .policies.registry import _REGISTRY
+    from .search.methods import _METHODS, Stepwise, _key
+
+    key = _key(method)
+    if key in _METHODS:
+        if key.startswith("stepwise-"):  # "stepwise-aic" etc. fix the penalty
+            return Stepwise, ("penalty",)
+        return _METHODS[key], ()
+    return _REGISTRY.get(method.lower()), ()
+
+
+def _parameters(factory) -> list[inspect.Parameter] | None:
+    """The keyword parameters of a constructor; None when unknowable (``**kwargs``)."""
+    try:
+        sig = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return None
+    params = [p for p in sig.parameters.values() if p.name != "self" and p.kind is not p.VAR_POSITIONAL]
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return params
+
+
+def _unknown_option_message(key: str, method: str, valid: list[str], top_level: tuple[str, ...]) -> str:
+    listed = ", ".join(valid) if valid else f"none (method {method!r} takes no options)"
+    text = f"unknown option {key!r} for method {method!r}; valid options: {listed}"
+    close = difflib.get_close_matches(key, list(valid) + list(top_level), n=1, cutoff=0.75)
+    if close:
+        text += f" (did you mean {close[0]}=?)"
+    return text
+
+
+_TYPE_WORDS = {"float": "a number", "int": "an integer", "str": "a string", "bool": "True or False",
+               "None": "None", "Sequence": "a sequence of numbers"}
+
+
+def _check_annotated(name: str, value, param: inspect.Parameter, method: str) -> None:
+    """Type of one method option from the constructor's annotation (``float | None`` etc.).
+
+    Annotations that name anything else (a class, a callable) are left to the constructor.
+    """
+    ann = param.annotation
+    if ann is inspect.Parameter.empty:
+        return
+    tokens = set(re.findall(r"[A-Za-z_]+", ann if isinstance(ann, str) else inspect.formatannotation(ann)))
+    if not tokens or not tokens <= set(_TYPE_WORDS):
+        return
+    ok = (
+        (value is None and "None" in tokens)
+        or (isinstance(value, (bool, np.bool_)) and "bool" in tokens)
+        or (_is_int(value) and tokens & {"int", "float"})
+        or (_is_real(value) and not _is_int(value) and "float" in tokens)
+        or (isinstance(value, str) and "str" in tokens)
+        or ("Sequence" in tokens and np.iterable(value) and not isinstance(value, (str, bytes, Mapping)))
+    )
+    if not ok:
+        wanted = " or ".join(_TYPE_WORDS[t] for t in sorted(tokens, key=list(_TYPE_WORDS).index))
+        raise TypeError(f"option {name} of method {method!r} must be {wanted}, got {_got(value)}")
+    if _is_real(value) and not math.isfinite(value):
+        raise ValueError(f"option {name} of method {method!r} must be finite, got {value!r}")
+
+
+def _check_method_options(method, options: dict, top_level: tuple[str, ...]) -> None:
+    if not isinstance(method, str) or not options:
+        return  # instances: resolve_method refuses options; unknown names: it lists the known ones
+    factory, fixed = _method_factory(method)
+    if factory is None:
+        return
+    params = _parameters(factory)
+    if params is None:
+        return
+    by_name = {p.name: p for p in params if p.name not in fixed}
+    for key, value in options.items():
+        if key not in by_name:
+            raise TypeError(_unknown_option_message(key, method, list(by_name), top_level))
+        _check_annotated(key, value, by_name[key], method)
+
+
+def _check_initial_wealth(policy) -> None:
+    """Refuse an initial wealth that buys acceptances whatever the data.
+
+    An alpha-wealth above 1 makes the first test's level ``w0 / 2`` at least 1/2 (at least
+    1, i.e. accept whatever p, from ``w0 = 2``).  Information-investing counts its wealth
+    in bits: there the first candidate enters whatever its statistic once the bid
+    ``w0 / 2`` reaches ``2^w_delta``.
+    """
+    w0 = getattr(policy, "w0", None)
+    if not _is_real(w0):
+        return
+    w_delta = getattr(policy, "w_delta", None)
+    if _is_real(w_delta):
+        limit = 2.0 ** (1.0 + w_delta)
+        if w0 >= limit:
+            raise ValueError(f"w0 must be below 2^(1 + w_delta) = {limit:g} bits for information-investing, got "
+                             f"{w0!r}: the first bid would pay for any candidate, whatever its statistic")
+    elif w0 > 1:
+        raise ValueError(f"w0 must be a number in (0, 1], got {w0!r}: the initial wealth is an error budget, "
+                         "and a wealth above 1 lets the first tests pass whatever their p-value")
+
+
+def _check_method_family(rule, family) -> None:
+    """Grafting and BP-SFS have losses for two families only: say so before reading the data."""
+    from .search.methods import BPSFS, Grafting
+    from .search.penalised.grafting import loss_for_family
+
+    if isinstance(rule, (Grafting, BPSFS)):
+        loss_for_family(family)  # ValueError naming the supported families
+
+
+def check_method(method, options: dict, top_level: tuple[str, ...] = ()) -> tuple[str, Any]:
+    """``(kind, rule)`` for ``method=`` and its keyword options, as :func:`resolve_method`.
+
+    Unknown options are refused with the list of the method's valid ones; option types are
+    checked against the constructor's annotations; the ranges are checked by the constructor.
+    """
+    from .search.methods import BPSFS, Grafting, Stepwise, resolve_method
+
+    if not isinstance(method, (str, Policy, Stepwise, Grafting, BPSFS)):
+        raise TypeError(f"method must be a name (e.g. 'alpha-investing') or a Policy / search method instance, "
+                        f"got {_got(method)}")
+    _check_method_options(method, options, top_level)
+    kind, rule = resolve_method(method, **options)
+    _check_initial_wealth(rule)
+    return kind, rule
+
+
+# ---------------------------------------------------------------------------------------
+# all options at once
+# ---------------------------------------------------------------------------------------
+
+
+def check_options(*, family: Any = "gaussian", method: Any = "alpha-investing", test: str | None = None,
+                  block_size: Any = 512, max_tests: Any = None, max_selected: Any = None,
+                  time_budget: Any = None, verbose: Any = False, seed: Any = None, missing: Any = "drop",
+                  multistream: Any = True, passes: Any = 1, functions: Any = None, validate: Any = None,
+                  intercept: Any = True, order: Any = None, method_options: dict | None = None,
+                  entry: str = "streamreg") -> Options:
+    """Validate every option of one call; returns them as a frozen :class:`Options`.
+
+    Parameters
+    ----------
+    entry : {"streamreg", "select"}
+        Which entry point is calling (for the "did you mean" hints of misspelt options).
+
+    Raises
+    ------
+    TypeError
+        An option of the wrong type, or an unknown keyword option.
+    ValueError
+        An option out of range (the message names the option and the accepted values).
+    """
+    fam, fam_name = check_family(family)
+    block_size = check_count("block_size", block_size, allow_none=False)
+    caps = {"max_tests": check_count("max_tests", max_tests, minimum=0, allow_inf=True),
+            "max_selected": check_count("max_selected", max_selected, allow_inf=True)}
+    budget = _check_time_budget(time_budget)
+    # an explicit math.inf means "no limit, read the stream to its end"
+    unlimited = any(_is_real(v) and v == math.inf for v in (max_tests, max_selected, time_budget))
+    top_level = STREAMREG_OPTIONS if entry == "streamreg" else SELECT_OPTIONS
+    kind, rule = check_method(method, dict(method_options or {}), top_level)
+    _check_method_family(rule, fam)
+    return Options(
+        family=fam, family_name=fam_name, kind=kind, method=rule, test=check_test(test, fam),
+        block_size=block_size, max_tests=caps["max_tests"], max_selected=caps["max_selected"],
+        time_budget=budget, unlimited=unlimited, verbose=_check_verbose(verbose), seed=_check_seed(seed),
+        missing=_check_missing(missing), multistream=check_bool("multistream", multistream),
+        passes=_check_passes(passes), functions=_check_functions(functions), validate=_check_validate(validate),
+        intercept=check_bool("intercept", intercept), order=_check_order(order),
+    )
+
+
+def require_stopping_rule(opts: Options, unbounded: list[str]) -> None:
+    """Refuse streams of unknown length that nothing would stop.
+
+    ``unbounded`` names the streams whose length is not known in advance (generators,
+    iterators without ``len``).  A method that reads them lazily would run for ever on an
+    infinite one, its history growing, so a stopping rule is required unless the user said
+    ``math.inf`` explicitly.
+    """
+    if not unbounded or opts.has_stopping_rule or opts.unlimited or not opts.reads_lazily:
+        return
+    which = ", ".join(repr(s) for s in unbounded)
+    raise ValueError(
+        f"stream {which} is a generator or iterator of unknown length and no stopping rule is set, so the "
+        "search would never end if it is infinite: pass max_tests=, max_selected= or time_budget= "
+        "(or max_tests=math.inf to read a finite generator to its end, or pass a list)"
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# the response
+# ---------------------------------------------------------------------------------------
+
+
+def _format_value(v: float) -> str:
+    return f"{v:g}" if math.isfinite(v) else repr(v)
+
+
+def check_response(y: np.ndarray, family, name: str) -> None:
+    """Refuse a response that leaves nothing to select or that the family cannot model.
+
+    Parameters
+    ----------
+    y : ndarray
+        The response on the rows used (0/1 for the binomial family).
+    family : statsmodels family
+    name : str
+        The response's name, for the messages.
+    """
+    y = np.asarray(y, dtype=float)
+    if y.size == 0:
+        raise ValueError(f"the response {name!r} has no values")
+    lo, hi = float(np.min(y)), float(np.max(y))
+    if isinstance(family, sm.families.Binomial) and lo == hi:
+        raise ValueError(f"the binomial response {name!r} has a single class: every row is {_format_value(lo)}; "
+                         "both classes are needed to select anything")
+    # rounding noise on a constant (e.g. 0.1 + 0.2 - 0.3) is constant too
+    if hi - lo <= 8 * np.finfo(float).eps * max(abs(lo), abs(hi)):
+        raise ValueError(f"the response {name!r} is constant (every value is {_format_value(lo)}): "
+                         "there is nothing for the candidates to explain")
+    if isinstance(family, (sm.families.Poisson, sm.families.NegativeBinomial)) and lo < 0:
+        n_neg = int((y < 0).sum())
+        raise ValueError(f"a {type(family).__name__} response must be non-negative counts; {name!r} has "
+                         f"{n_neg} negative value(s) (smallest {_format_value(lo)})")
+    if isinstance(family, (sm.families.Gamma, sm.families.InverseGaussian)) and lo <= 0:
+        n_bad = int((y <= 0).sum())
+        raise ValueError(f"a {type(family).__name__} response must be positive; {name!r} has {n_bad} value(s) "
+                         f"<= 0 (smallest {_format_value(lo)})")
