@@ -10,7 +10,8 @@ import pytest
 import streamreg as sr
 from streamreg.cli import main
 from streamreg.formula import FormulaError, design_matrix
-from streamreg.formula.design import _eval_env, evaluate_term
+from streamreg.formula.design import evaluate_term
+from streamreg.formula.namespace import eval_env
 
 
 @pytest.fixture
@@ -120,7 +121,7 @@ def test_numpy_offers_only_elementwise_functions(df, name):
 
 def test_evaluation_refuses_attributes_and_builtins_itself(df):
     # the second line of defence, on the code patsy runs (parse-time checks bypassed)
-    env = _eval_env()
+    env = eval_env()
     data = {"x": df.x1}
     with pytest.raises(FormulaError, match=r"attribute access '\.to_csv' is not allowed"):
         env.eval("x.to_csv('f')", inner_namespace=data)

@@ -1,6 +1,7 @@
 """From formula and DataFrame to response, fixed design and candidate streams.
 
-This is the only module of streamreg that imports patsy.  Results keep formula strings
+With ``namespace.py`` (where terms are evaluated), the only module of streamreg that
+imports patsy; column checks live in ``checks.py``.  Results keep formula strings
 and a small training frame, never patsy objects, so they pickle; design matrices for new
 data are rebuilt here from those strings.
 """
@@ -23,6 +24,9 @@ from ..streams.generated import DerivedColumns
 from ..streams.ordering import candidate_order, order_uses_y
 from .classes import (COLUMN_CLASSES, ClassBuild, check_options, column_class_streams, interaction_streams,
                       matched_columns, resolve_order, stream_label)
+from .checks import (check_fixed_columns, check_new_column_types, is_numeric, no_complete_rows, plain,
+                     refuse_dates, refuse_infinite)
+from .namespace import eval_env
 from .parse import FormulaError, ParsedFormula, StreamSpec, check_attributes, parse_formula
 
 _PATSY_NAMES = {"C", "I", "Q", "np", "center", "standardize", "scale", "bs", "cr", "cc", "te"}
@@ -68,10 +72,6 @@ def _rhs_variables(rhs: str, columns: set[str]) -> set[str]:
         for factor in term.factors:
             found |= _variables(factor.name(), columns)
     return found
-
-
-def _is_numeric(series: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
 @dataclass
@@ -134,92 +134,12 @@ class FrameStream(Stream):
         return self.candidates[i].values(self.frame)[0]
 
 
-# -- the namespace formulas are evaluated in ----------------------------------------------
-# A formula is code (as in R): patsy evaluates every term as Python.  Terms see the data
-# columns, np (element-wise functions only), functions= and patsy's functions -- never the
-# caller's variables or Python's builtins.  parse.py refuses dunders and attributes early;
-# _check_evaluated repeats the attribute rule on the code patsy actually runs.
-
-#: numpy beyond its ufuncs that formulas may use (no submodules, file I/O or callbacks)
-_NP_EXTRA = ("where", "clip", "round", "mean", "std", "var", "median", "percentile", "quantile", "cumsum",
-             "cumprod", "sum", "prod", "min", "max", "amin", "amax", "digitize", "interp", "isin",
-             "nan_to_num", "asarray", "float64", "int64", "pi", "e", "inf", "nan", "newaxis", "euler_gamma")
-#: C, I, Q, center, standardize, scale, bs, cr, cc, te and the contrasts (Treatment, Sum, ...)
-_PATSY_FUNCTIONS = {name: getattr(patsy.builtins, name) for name in patsy.builtins.__all__}
-if hasattr(patsy, "poly"):  # not in patsy 1.0
-    _PATSY_FUNCTIONS["poly"] = patsy.poly
-
-
-class _FormulaNumpy:
-    """numpy as formulas see it: ``np.ctypeslib`` or ``np.load`` would reach the OS."""
-
-    def __init__(self) -> None:
-        names = {n: v for n, v in vars(np).items() if isinstance(v, np.ufunc) and not n.startswith("_")}
-        names.update({n: getattr(np, n) for n in _NP_EXTRA if hasattr(np, n)})
-        vars(self).update(names)
-
-    def __getattr__(self, name: str):
-        raise AttributeError(f"np.{name} is not available in a formula: use numpy's element-wise functions "
-                             "(np.log, np.sqrt, np.exp, np.abs, np.where, ...) or create the column first")
-
-
-_FORMULA_NP = _FormulaNumpy()
-
-
-def _check_evaluated(code: str) -> None:
-    """Allow no attribute but ``np.<name>`` and patsy's own stateful-transform calls."""
-    for node in ast.walk(ast.parse(code.strip(), mode="eval")):
-        if isinstance(node, ast.Attribute):
-            base = node.value.id if isinstance(node.value, ast.Name) else None
-            if base == "np" and not node.attr.startswith("_"):
-                continue
-            # patsy rewrites center(x) to _patsy_stobj0__center__.transform(x)
-            if base and base.startswith("_patsy_stobj") and node.attr in ("transform", "memorize_chunk"):
-                continue
-            raise FormulaError(f"attribute access '.{node.attr}' is not allowed in a formula term {code!r}")
-        if isinstance(node, ast.Name) and node.id.startswith("__"):
-            raise FormulaError(f"the name {node.id!r} is not allowed in a formula term {code!r}")
-
-
-def _unknown_name(exc: NameError) -> NameError:
-    if exc.name is None:  # e.g. Q('nosuch'): patsy's message says it
-        return exc
-    kind = "Python's built-in" if hasattr(builtins, exc.name) else "the name"
-    return NameError(f"{kind} {exc.name!r} is not available in a formula: terms see only the data columns, "
-                     "np, patsy's functions (C, I, Q, center, bs, ...) and functions=")
-
-
-class _FormulaEnvironment(patsy.EvalEnvironment):
-    """patsy's evaluation environment, evaluating without Python's builtins."""
-
-    def subset(self, names: list[str]) -> _FormulaEnvironment:
-        # patsy narrows the environment per factor and would return a plain EvalEnvironment
-        lookup = patsy.eval.VarLookupDict(self._namespaces)
-        return self.__class__([{name: lookup[name] for name in names}], self.flags)
-
-    def eval(self, expr: str, source_name: str = "<string>", inner_namespace=None) -> object:
-        _check_evaluated(expr)
-        code = compile(expr, source_name, "eval", self.flags, False)
-        inner = {} if inner_namespace is None else inner_namespace  # the data and transform objects
-        scope = patsy.eval.VarLookupDict([inner] + self._namespaces)
-        try:
-            # an explicit empty __builtins__: eval() would otherwise insert the real ones
-            return eval(code, {"__builtins__": {}}, scope)  # noqa: S307 (restricted namespace)
-        except NameError as exc:
-            raise _unknown_name(exc) from None
-
-
-def _eval_env(functions: dict | None = None) -> _FormulaEnvironment:
-    """Formula namespace after the data: np, then functions=, then patsy's functions."""
-    return _FormulaEnvironment([{"np": _FORMULA_NP}, dict(functions or {}), _PATSY_FUNCTIONS])
-
-
 def evaluate_term(expression: str, frame: pd.DataFrame, functions: dict | None = None) -> tuple[np.ndarray, list[str]]:
     """Columns of one patsy term as coded beside an intercept (k-1 for a k-level factor)."""
     check_attributes(expression, f"the candidate term {expression!r}")
     try:
         dm = patsy.dmatrix("1 + " + expression, frame, return_type="dataframe", NA_action="raise",
-                           eval_env=_eval_env(functions))
+                           eval_env=eval_env(functions))
     except patsy.PatsyError as exc:
         raise FormulaError(f"patsy cannot build the candidate term {expression!r}: {exc}") from None
     dm = dm.drop(columns="Intercept", errors="ignore")
@@ -250,11 +170,11 @@ def _binomial_response(series: pd.Series, name: str) -> tuple[np.ndarray, str, o
     expr = term_name(name)
     present = series.unique()
     if len(present) == 1:  # one class: the fixed fit would "separate" it perfectly
-        raise ValueError(f"the binomial response {name!r} has a single class ({_plain(present[0])!r}) in the rows used; "
+        raise ValueError(f"the binomial response {name!r} has a single class ({plain(present[0])!r}) in the rows used; "
                          "both classes are needed to select anything")
     if pd.api.types.is_bool_dtype(series):
         return series.to_numpy(dtype=float), f"I({expr} * 1)", True
-    if _is_numeric(series):
+    if is_numeric(series):
         vals = series.to_numpy(dtype=float)
         uniq = np.unique(vals)
         if np.isin(uniq, [0.0, 1.0]).all():
@@ -271,11 +191,6 @@ def _binomial_response(series: pd.Series, name: str) -> tuple[np.ndarray, str, o
         )
     success = levels[1]  # as in R's glm: the first level is failure
     return (series == success).to_numpy(dtype=float), f"I(({expr} == {success!r}) * 1)", success
-
-
-def _plain(value):
-    """A numpy scalar as the Python value (so messages show 1, not np.int64(1))."""
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def build_design(
@@ -354,17 +269,17 @@ def build_design(
             )
         frame = frame.loc[~na_rows]
     if len(frame) == 0:
-        _no_complete_rows(data[list(frame.columns)])
+        no_complete_rows(data[list(frame.columns)])
     for spec, cands in stream_cands:
         _mark_constant_factors(cands, frame)
     check_fixed_columns(frame, sorted(fixed_vars), allow_missing=True)
-    _refuse_infinite(frame, resp_col)
+    refuse_infinite(frame, resp_col)
 
     y_series = frame[resp_col]
     if binomial:
         y, label, success = _binomial_response(y_series, resp_col)
     else:
-        if not _is_numeric(y_series):
+        if not is_numeric(y_series):
             raise ValueError(
                 f"the response {resp_col!r} is not numeric (dtype {y_series.dtype}); for a two-level "
                 "response use family='binomial'"
@@ -483,7 +398,7 @@ def _resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str], take
             # patsy would make every date a level of a factor: refuse rather than test that
             refuse_dates(data[c], f"{spec.text}: column {c!r}", exclude_hint=True)
             # numeric columns are sliced directly; factors are coded by patsy (k-1 columns)
-            numeric = _is_numeric(data[c])
+            numeric = is_numeric(data[c])
             cands.append(Candidate(term_name(c), c if numeric else None, factor=None if numeric else c))
     if not cands:
         raise FormulaError(
@@ -507,7 +422,7 @@ def fixed_matrix(rhs: str, frame: pd.DataFrame) -> pd.DataFrame:
     """The fixed design (intercept and fixed terms) as a named DataFrame."""
     check_attributes(rhs, f"the fixed terms {rhs!r}")
     try:
-        return patsy.dmatrix(rhs, frame, return_type="dataframe", NA_action="raise", eval_env=_eval_env())
+        return patsy.dmatrix(rhs, frame, return_type="dataframe", NA_action="raise", eval_env=eval_env())
     except patsy.PatsyError as exc:
         raise FormulaError(f"patsy cannot build the fixed terms {rhs!r}: {exc}") from None
 
@@ -533,69 +448,6 @@ def check_fixed(fixed: pd.DataFrame, n: int) -> None:
         )
 
 
-def _date_dtype(series: pd.Series) -> str | None:
-    """"date" or "time difference" for date-like columns (object columns of dates too), else None."""
-    if pd.api.types.is_datetime64_any_dtype(series):
-        return "date"
-    if pd.api.types.is_timedelta64_dtype(series):
-        return "time difference"
-    if series.dtype == object:
-        inferred = pd.api.types.infer_dtype(series, skipna=True)
-        if inferred in ("datetime", "datetime64", "date"):
-            return "date"
-        if inferred in ("timedelta", "timedelta64"):
-            return "time difference"
-    return None
-
-
-def refuse_dates(series: pd.Series, what: str, *, exclude_hint: bool = False) -> None:
-    """ValueError for a date or time-difference column, with how to make it a number.
-
-    patsy codes such a column as a factor with one level per distinct value, which is
-    never what was meant.
-    """
-    kind = _date_dtype(series)
-    if kind is None:
-        return
-    how = ("days since a date, e.g. (d - d.min()).dt.days" if kind == "date"
-           else "a number of days, e.g. d.dt.total_seconds() / 86400")
-    hint = " (or leave it out of the glob with exclude=)" if exclude_hint else ""
-    raise ValueError(f"{what} is a {kind} ({series.dtype}); streamreg cannot use it directly: convert it to "
-                     f"{how}{hint}")
-
-
-def check_fixed_columns(frame: pd.DataFrame, columns: list[str], *, allow_missing: bool) -> None:
-    """Refuse fixed-term columns that are dates, single-level factors or (optionally) incomplete.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        The rows used.
-    columns : list of str
-        The data columns of the fixed terms.
-    allow_missing : bool
-        False for :func:`streamreg.select`, which has no ``missing=`` rule: a missing or
-        infinite value is refused up front, naming the column.
-    """
-    for c in columns:
-        s = frame[c]
-        refuse_dates(s, f"fixed column {c!r}")
-        if not allow_missing:
-            bad = s.isna().to_numpy().copy()  # pandas hands out a read-only array
-            if _is_numeric(s):
-                bad |= ~np.isfinite(s.to_numpy(dtype=float, na_value=np.nan))
-            if bad.any():
-                raise ValueError(f"fixed column {c!r} has {int(bad.sum())} missing or infinite value(s) (first at "
-                                 f"position {int(np.flatnonzero(bad)[0])}); drop those rows from y, fixed and the "
-                                 "streams first")
-        if not _is_numeric(s):
-            levels = s.dropna().unique()
-            if len(levels) < 2:
-                level = f" {_plain(levels[0])!r}" if len(levels) else ""
-                raise ValueError(f"fixed column {c!r} is a factor with a single level{level} in the rows used: it is "
-                                 "constant and cannot be a fixed term; remove it")
-
-
 def _mark_constant_factors(cands: list, frame: pd.DataFrame) -> None:
     """Glob-matched factors with one level in the rows used become constant candidates.
 
@@ -607,52 +459,6 @@ def _mark_constant_factors(cands: list, frame: pd.DataFrame) -> None:
             c.constant = frame[c.factor].nunique(dropna=True) < 2
 
 
-def check_new_column_types(train: pd.DataFrame, newdata: pd.DataFrame) -> None:
-    """A column numeric in the training rows must be numeric in new data.
-
-    patsy fails on a text column where it coded numbers with an AttributeError from its
-    own message formatting; say which column instead.
-    """
-    if newdata is train:
-        return
-    for c in train.columns:
-        if c in newdata.columns and _is_numeric(train[c]) and isinstance(newdata[c], pd.Series):
-            new = newdata[c]
-            if not (_is_numeric(new) or pd.api.types.is_bool_dtype(new) or new.isna().all() or _numbers(new)):
-                raise ValueError(f"newdata column {c!r} is not numeric (dtype {new.dtype}); the model was fitted "
-                                 "with numbers in it")
-
-
-def _numbers(series: pd.Series) -> bool:
-    """Whether an object column holds numbers only (patsy reads those as numeric)."""
-    if series.dtype != object:
-        return False
-    return pd.api.types.infer_dtype(series, skipna=True) in ("integer", "floating", "mixed-integer-float",
-                                                             "decimal", "boolean")
-
-
-def _refuse_infinite(frame: pd.DataFrame, response: str) -> None:
-    """Infinite values are not missing (rows are not dropped for them): name the column."""
-    for c in frame.columns:
-        if c != response and _is_numeric(frame[c]):
-            n_inf = int(np.isinf(frame[c].to_numpy(dtype=float)).sum())
-            if n_inf:
-                raise ValueError(f"column {c!r} has {n_inf} infinite value(s); replace them (with NaN to drop "
-                                 "those rows, or by a finite value) before selection")
-
-
-def _no_complete_rows(used: pd.DataFrame) -> None:
-    """The ValueError for "no row is complete", naming all-missing columns when there are some."""
-    empty = [c for c in used.columns if used[c].isna().all()]
-    if empty:
-        raise ValueError(f"column(s) {empty} are entirely missing (every value is NaN), so no row is complete; "
-                         "remove them from the formula (or leave them out of a glob with exclude=)")
-    worst = used.isna().sum().sort_values(ascending=False)
-    top = [f"{c} ({int(k)} missing)" for c, k in worst.items() if k][:5]
-    raise ValueError(f"no row is complete in the columns used: every row has a missing value somewhere "
-                     f"(most missing: {', '.join(top)}); drop or impute some columns first")
-
-
 def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
                   derived: DerivedColumns | None = None) -> pd.DataFrame:
     """``rhs`` coded on ``newdata`` exactly as on ``train`` (factor levels, stateful transforms).
@@ -662,7 +468,7 @@ def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
     refitted), and user transforms are available to the formula by name.
     """
     check_attributes(rhs, f"the model's terms {rhs!r}")
-    env = _eval_env(derived.functions if derived else None)
+    env = eval_env(derived.functions if derived else None)
     if derived:
         newdata = derived.augment(newdata)
     try:

@@ -1,0 +1,91 @@
+"""The namespace formula terms are evaluated in.
+
+A formula is code (as in R): patsy evaluates every term as Python.  Terms see the data
+columns, ``np`` (element-wise functions only), ``functions=`` and patsy's functions --
+never the caller's variables or Python's builtins.  ``parse.py`` refuses dunders and
+attributes early; :func:`_check_evaluated` repeats the attribute rule on the code patsy
+actually runs.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+
+import numpy as np
+import patsy
+
+from .parse import FormulaError
+
+
+#: numpy beyond its ufuncs that formulas may use (no submodules, file I/O or callbacks)
+_NP_EXTRA = ("where", "clip", "round", "mean", "std", "var", "median", "percentile", "quantile", "cumsum",
+             "cumprod", "sum", "prod", "min", "max", "amin", "amax", "digitize", "interp", "isin",
+             "nan_to_num", "asarray", "float64", "int64", "pi", "e", "inf", "nan", "newaxis", "euler_gamma")
+#: C, I, Q, center, standardize, scale, bs, cr, cc, te and the contrasts (Treatment, Sum, ...)
+_PATSY_FUNCTIONS = {name: getattr(patsy.builtins, name) for name in patsy.builtins.__all__}
+if hasattr(patsy, "poly"):  # not in patsy 1.0
+    _PATSY_FUNCTIONS["poly"] = patsy.poly
+
+
+class _FormulaNumpy:
+    """numpy as formulas see it: ``np.ctypeslib`` or ``np.load`` would reach the OS."""
+
+    def __init__(self) -> None:
+        names = {n: v for n, v in vars(np).items() if isinstance(v, np.ufunc) and not n.startswith("_")}
+        names.update({n: getattr(np, n) for n in _NP_EXTRA if hasattr(np, n)})
+        vars(self).update(names)
+
+    def __getattr__(self, name: str):
+        raise AttributeError(f"np.{name} is not available in a formula: use numpy's element-wise functions "
+                             "(np.log, np.sqrt, np.exp, np.abs, np.where, ...) or create the column first")
+
+
+_FORMULA_NP = _FormulaNumpy()
+
+
+def _check_evaluated(code: str) -> None:
+    """Allow no attribute but ``np.<name>`` and patsy's own stateful-transform calls."""
+    for node in ast.walk(ast.parse(code.strip(), mode="eval")):
+        if isinstance(node, ast.Attribute):
+            base = node.value.id if isinstance(node.value, ast.Name) else None
+            if base == "np" and not node.attr.startswith("_"):
+                continue
+            # patsy rewrites center(x) to _patsy_stobj0__center__.transform(x)
+            if base and base.startswith("_patsy_stobj") and node.attr in ("transform", "memorize_chunk"):
+                continue
+            raise FormulaError(f"attribute access '.{node.attr}' is not allowed in a formula term {code!r}")
+        if isinstance(node, ast.Name) and node.id.startswith("__"):
+            raise FormulaError(f"the name {node.id!r} is not allowed in a formula term {code!r}")
+
+
+def _unknown_name(exc: NameError) -> NameError:
+    if exc.name is None:  # e.g. Q('nosuch'): patsy's message says it
+        return exc
+    kind = "Python's built-in" if hasattr(builtins, exc.name) else "the name"
+    return NameError(f"{kind} {exc.name!r} is not available in a formula: terms see only the data columns, "
+                     "np, patsy's functions (C, I, Q, center, bs, ...) and functions=")
+
+
+class _FormulaEnvironment(patsy.EvalEnvironment):
+    """patsy's evaluation environment, evaluating without Python's builtins."""
+
+    def subset(self, names: list[str]) -> _FormulaEnvironment:
+        # patsy narrows the environment per factor and would return a plain EvalEnvironment
+        lookup = patsy.eval.VarLookupDict(self._namespaces)
+        return self.__class__([{name: lookup[name] for name in names}], self.flags)
+
+    def eval(self, expr: str, source_name: str = "<string>", inner_namespace=None) -> object:
+        _check_evaluated(expr)
+        code = compile(expr, source_name, "eval", self.flags, False)
+        inner = {} if inner_namespace is None else inner_namespace  # the data and transform objects
+        scope = patsy.eval.VarLookupDict([inner] + self._namespaces)
+        try:
+            # an explicit empty __builtins__: eval() would otherwise insert the real ones
+            return eval(code, {"__builtins__": {}}, scope)  # noqa: S307 (restricted namespace)
+        except NameError as exc:
+            raise _unknown_name(exc) from None
+
+
+def eval_env(functions: dict | None = None) -> _FormulaEnvironment:
+    """Formula namespace after the data: np, then functions=, then patsy's functions."""
+    return _FormulaEnvironment([{"np": _FORMULA_NP}, dict(functions or {}), _PATSY_FUNCTIONS])
