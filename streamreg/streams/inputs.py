@@ -1,0 +1,134 @@
+"""Streams from what :func:`streamreg.select` is given: arrays, DataFrames, iterables, Streams.
+
+Every candidate is checked on the way in (numeric, finite, named once), so the search
+never meets a value it cannot score or a name that clashes with the response.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .arrays import CandidateNames, IterableStream, MatrixStream
+from .base import NameRange, Stream
+
+
+def as_streams(streams, n: int, reserved: Mapping[str, str] | None = None) -> list[Stream]:
+    """A dict is named streams, a list several streams, anything else one stream.
+
+    ``reserved`` maps names candidates may not take (the response, fixed columns) to what
+    they are; array and DataFrame candidates are checked here, generator items as read.
+    """
+    book = CandidateNames(reserved)  # shared: names must be unique across the streams
+    if streams is None:
+        raise TypeError("streams must be an array, a DataFrame, an iterable of (name, column) pairs, "
+                        "or a dict / list of them; got None")
+    if isinstance(streams, Mapping):
+        items = [(str(k), v) for k, v in streams.items()]
+    elif isinstance(streams, list) and streams and not any(isinstance(s, tuple) for s in streams):
+        items = [(f"stream{j + 1}", s) for j, s in enumerate(streams)]
+    else:
+        items = [("stream1", streams)]
+    if not items or (isinstance(streams, list) and not streams):
+        raise ValueError("no candidate streams were given: streams is empty")
+    out = []
+    for name, s in items:
+        out.append(_one_stream(name, s, n, len(items) > 1, book))
+        _claim_names(out[-1], book)
+        if isinstance(out[-1], MatrixStream):
+            _check_finite(out[-1])
+    return out
+
+
+def _one_stream(name: str, s, n: int, several: bool, book: CandidateNames) -> Stream:
+    """One user stream as a Stream (arrays and frames are sliced, not copied)."""
+    if isinstance(s, Stream):
+        return s
+    if isinstance(s, pd.Series):
+        s = s.to_frame(name=f"{name}_0" if s.name is None else str(s.name))
+    if isinstance(s, pd.DataFrame):
+        if len(s) != n:
+            raise ValueError(f"stream {name!r} has {len(s)} rows, y has {n}")
+        for j, c in enumerate(s.columns):  # by position: duplicated names are reported by MatrixStream
+            _check_numeric_column(s.iloc[:, j], f"stream {name!r}: column {str(c)!r}")
+        return MatrixStream(name, s.to_numpy(dtype=float), [str(c) for c in s.columns])
+    if isinstance(s, np.ndarray):
+        if s.ndim not in (1, 2):
+            raise ValueError(f"stream {name!r}: expected a 2-D array (one column per candidate), got shape {s.shape}")
+        if s.shape[0] != n:
+            raise ValueError(f"stream {name!r} has {s.shape[0]} rows, y has {n}")
+        arr = s if s.ndim == 2 else s.reshape(n, 1)
+        if arr.dtype.kind not in "biuf":
+            arr = _numeric_array(arr, f"stream {name!r}")
+        return MatrixStream(name, arr, NameRange(f"{name}_" if several else "x", 0, arr.shape[1]))
+    if _is_iterable_stream(s):
+        return IterableStream(name, s, n, names=book)
+    raise TypeError(f"stream {name!r}: expected an array, a DataFrame or an iterable, got {type(s).__name__}")
+
+
+def _check_numeric_column(series: pd.Series, what: str) -> None:
+    """Candidates of array and DataFrame streams are numeric columns (booleans count as 0/1)."""
+    kind = series.dtype.kind
+    if kind in "biuf":
+        return
+    if kind in "mM" or isinstance(series.dtype, pd.DatetimeTZDtype):
+        raise ValueError(f"{what} is a date or time ({series.dtype}); convert it to a number first, "
+                         "e.g. days since a date: (d - d.min()).dt.days")
+    if kind == "O":
+        try:
+            series.to_numpy(dtype=float)
+            return
+        except (TypeError, ValueError):
+            pass
+    raise ValueError(f"{what} is not numeric (dtype {series.dtype}); array and DataFrame streams take numeric "
+                     "columns: code factors as indicator columns (pd.get_dummies) or use streamreg() with a formula")
+
+
+def _numeric_array(arr: np.ndarray, what: str) -> np.ndarray:
+    """A non-numeric-dtype array as floats (object arrays of numbers), else ValueError."""
+    if arr.dtype.kind in "mM":
+        _check_numeric_column(pd.Series(arr[:0, 0]), what)
+    try:
+        if arr.dtype.kind != "O":
+            raise TypeError
+        return arr.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} is not numeric (dtype {arr.dtype}); array streams take numeric columns") from None
+
+
+def _check_finite(stream: MatrixStream) -> None:
+    """Refuse NaN or infinite candidates before the search (which would warn, then fail, on them).
+
+    Read in column chunks of about a million values, so the check needs no copy of the
+    matrix.
+    """
+    values = stream.values
+    step = max(1, (1 << 20) // max(values.shape[0], 1))
+    for start in range(0, values.shape[1], step):
+        chunk = np.asarray(values[:, start:start + step], dtype=float)
+        bad = np.flatnonzero(~np.isfinite(chunk).all(axis=0))
+        if bad.size:
+            name = stream.names[start + int(bad[0])]
+            raise ValueError(f"stream {stream.name!r}: candidate {name!r} contains NaN or infinite values; "
+                             "drop or impute them before selection")
+
+
+def _claim_names(stream: Stream, book: CandidateNames) -> None:
+    """Claim the names of an array or DataFrame stream's candidates (known in advance)."""
+    if not isinstance(stream, MatrixStream):
+        return
+    if isinstance(stream.names, NameRange):
+        book.claim_range(stream.names, stream.name)
+    else:
+        for c in stream.names:
+            book.claim(c, stream.name)
+
+
+def known_length(stream: Stream) -> bool:
+    """Whether a stream's length is known in advance (so that reading it ends)."""
+    return stream.n_candidates is not None or bool(getattr(stream, "known_length", False))
+
+
+def _is_iterable_stream(s) -> bool:
+    return isinstance(s, Iterable) and not isinstance(s, (str, bytes, np.ndarray, pd.DataFrame, Mapping))
