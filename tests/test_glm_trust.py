@@ -138,3 +138,18 @@ def test_glm_search_leaks_no_library_warnings(wdbc):
         sr.streamreg(FORMULA, wdbc, family="binomial")
         sr.streamreg(FORMULA, wdbc, family="binomial", test="lr", max_tests=12)
         sr.streamreg("b ~ stream(x*)", _separating_frame(), family="binomial")
+
+
+def test_refit_separation_verdict_is_the_exact_test(wdbc):
+    # the final refit (used by every method, grafting and BP-SFS included) says "separated"
+    # only when the LP test says so: steep wdbc fits pass, a separating design does not
+    from streamreg.results.refit import refit
+
+    y = (wdbc["diagnosis"] == "M").astype(float).rename("diagnosis")
+    cols = ["radius_worst", "texture_worst", "smoothness_worst", "concave_points_worst", "area_se", "symmetry_worst"]
+    fit, problems = refit(y, sm.add_constant(wdbc[cols]), sm.families.Binomial())
+    assert problems == []
+    df = _separating_frame()
+    fit, problems = refit(df["b"].astype(float), sm.add_constant(df[["x0", "x1"]]), sm.families.Binomial())
+    assert is_separated(sm.add_constant(df[["x0", "x1"]]).to_numpy(), df["b"].to_numpy(float))
+    assert len(problems) == 1 and "separated by the selected terms (exact LP test)" in problems[0]

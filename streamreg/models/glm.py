@@ -61,7 +61,8 @@ class GLMFit:
     problem: str | None = None
 
 
-def _near_boundary(family, y: np.ndarray, mu: np.ndarray) -> bool:
+def near_boundary(family, y: np.ndarray, mu: np.ndarray) -> bool:
+    """Whether fitted means come within ``_SUSPECT`` of where the MLE could fail to exist."""
     if isinstance(family, sm.families.Binomial):
         return bool(np.minimum(mu, 1 - mu).min() < _SUSPECT)
     if isinstance(family, sm.families.Poisson):
@@ -105,7 +106,7 @@ def fit_glm(y: np.ndarray, x: np.ndarray, family, start=None, offset=None) -> GL
     if result is not None and not trouble:
         with np.errstate(over="ignore"):
             mu = np.asarray(result.fittedvalues, dtype=float)
-        if not _near_boundary(family, y, mu):
+        if not near_boundary(family, y, mu):
             return GLMFit(result)
     if not mle_exists(x, y, family):
         return GLMFit(result, SEPARATION)

@@ -20,6 +20,8 @@ from statsmodels.regression.linear_model import OLSResults, RegressionResultsWra
 
 from ..models import is_ols
 from ..models.base import column_scales
+from ..models.glm import near_boundary
+from ..models.separation import mle_exists
 
 #: rescale when column scales differ by more than this factor (below it the pseudo-inverse
 #: loses no digits that matter, and statsmodels' own results object is returned unchanged)
@@ -45,7 +47,9 @@ def refit(y: pd.Series, x: pd.DataFrame, family) -> tuple[object, list[str]]:
         with np.errstate(over="ignore"):  # exp overflow in the inverse link saturates harmlessly
             fit = _ols(y, x, scales) if is_ols(family) else _glm(y, x, family, scales)
             fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
-    problems = refit_problems(caught, x.shape)
+    suspect = not is_ols(family) and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
+    problems = refit_problems(caught, x.shape, suspect=suspect,
+                              separated=lambda: not mle_exists(x.to_numpy(float), y.to_numpy(float), family))
     if scales is not None:
         problems += _out_of_range(fit, list(x.columns))
     return fit, problems
@@ -91,19 +95,27 @@ def _glm(y: pd.Series, x: pd.DataFrame, family, scales: np.ndarray | None):
     return GLMResultsWrapper(result)
 
 
-def refit_problems(caught, shape: tuple[int, int]) -> list[str]:
-    """Plain-language descriptions of the statsmodels warnings raised by a refit (deduplicated)."""
+def refit_problems(caught, shape: tuple[int, int], *, suspect: bool = False, separated=lambda: True) -> list[str]:
+    """Plain-language descriptions of the statsmodels warnings raised by a refit (deduplicated).
+
+    statsmodels' separation and convergence warnings, and fitted means near the boundary
+    (``suspect``), are symptoms; ``separated`` (the exact LP test) decides.
+    """
     out: list[str] = []
+    names = {type(w.message).__name__ if isinstance(w.message, Warning) else w.category.__name__ for w in caught}
+    if (suspect or names & {"PerfectSeparationWarning", "ConvergenceWarning"}) and separated():
+        out.append("the response is separated by the selected terms (exact LP test): the maximum-likelihood "
+                   "estimates do not exist and the coefficients, standard errors and p-values are not meaningful")
     for w in caught:
         name = type(w.message).__name__ if isinstance(w.message, Warning) else w.category.__name__
         if name == "PerfectSeparationWarning":
-            text = ("the response is perfectly or quasi-perfectly separated by the selected terms: the "
-                    "maximum-likelihood estimates do not exist and the coefficients, standard errors and "
-                    "p-values are not meaningful")
+            continue  # decided above by the exact test
         elif name == "SingularMatrixWarning" or "rank" in str(w.message).lower():
             text = (f"the design of the selected terms is rank-deficient ({shape[1]} columns, {shape[0]} rows): "
                     "the coefficients are not identified")
         elif name in ("ConvergenceWarning", "IterationLimitWarning"):
+            if out and out[0].startswith("the response is separated"):
+                continue  # non-convergence is the separation, already said
             text = "the refit did not converge"
         else:
             warnings.warn(w.message, w.category, stacklevel=4)  # not ours to interpret: pass it on
