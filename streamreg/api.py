@@ -48,6 +48,7 @@ def streamreg(
     functions: Mapping[str, Any] | None = None,
     validate: float | Any | None = None,
     seed: int | None = None,
+    history: str = "full",
     **method_options,
 ) -> StreamRegResults:
     """Select terms from candidate streams and fit the chosen model.
@@ -93,6 +94,13 @@ def streamreg(
         its p-values and intervals are valid conditional on the selection.
     seed : int, optional
         Seed of the random split for ``validate=`` fractions.
+    history : {"full", "none"}, default "full"
+        ``"full"`` keeps one history row per candidate examined (about 80 bytes each).
+        ``"none"`` keeps only the rows of the accepted and refused candidates, the
+        per-stream counts and the wealth at acceptances, so memory stays flat on very
+        long streams; the decisions are the same.  ``fit.history`` then holds only those
+        rows, the summary says so and ``plot_pvalues()`` is unavailable.  Streamwise
+        policies only: stepwise, grafting and BP-SFS refuse ``"none"``.
     functions : mapping, optional
         Callables usable by name in the formula: ``transform(x*, fn=name)`` (an
         ``n x p`` array in, same shape out) and ``order=name`` (candidate matrix in, one
@@ -120,7 +128,7 @@ def streamreg(
     opts = check_options(family=family, method=method, test=test, block_size=block_size, max_tests=max_tests,
                          max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
                          missing=missing, multistream=multistream, passes=passes, functions=functions,
-                         validate=validate, method_options=method_options, entry="streamreg")
+                         validate=validate, history=history, method_options=method_options, entry="streamreg")
     fam, fam_name, kind, policy = opts.family, opts.family_name, opts.kind, opts.method
     if kind == "search" and opts.passes != 1:
         raise ValueError(f"passes= applies to streamwise policies, not to method {method!r}")
@@ -140,7 +148,8 @@ def streamreg(
                                    family=fam, streams=design.streams, **opts.limits())
     else:
         streams = arrange_streams(design.streams, multistream=opts.multistream, passes=opts.passes)
-        search = streamwise_search(state, streams, policy, **opts.limits(), verbose=opts.verbose)
+        search = streamwise_search(state, streams, policy, **opts.limits(), verbose=opts.verbose,
+                                   history=opts.history)
     # an RBF-grafted feature enters the refit as its basis columns (patsy expressions)
     rhs = " + ".join([design.parsed.fixed] + [r for t in search.accepted for r in t.extra.get("rhs", [t.name])])
     train, y, validation = design.frame, design.y, None
@@ -206,6 +215,7 @@ def select(
     verbose: bool | int = False,
     order: Any = None,
     seed: int | None = None,
+    history: str = "full",
     **method_options,
 ) -> StreamRegResults:
     """Streamwise selection without a formula: arrays, DataFrames or generators.
@@ -232,6 +242,10 @@ def select(
         scoring the candidate matrix, or a screening method name (which looks at y, so
         the results then say that the wealth guarantee does not hold).  Generators are
         always read in the order they yield.
+    history : {"full", "none"}, default "full"
+        ``"none"`` keeps only the accepted and refused candidates' history rows (memory
+        flat on infinite streams; same decisions); see :func:`streamreg`.  Streamwise
+        policies only.
 
     Examples
     --------
@@ -246,7 +260,8 @@ def select(
     """
     opts = check_options(family=family, method=method, test=test, block_size=block_size, max_tests=max_tests,
                          max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
-                         intercept=intercept, order=order, method_options=method_options, entry="select")
+                         intercept=intercept, order=order, history=history, method_options=method_options,
+                         entry="select")
     fam, fam_name, kind, policy = opts.family, opts.family_name, opts.kind, opts.method
     yname, yv = _response_vector(y, fam)
     n = len(yv)
@@ -269,7 +284,8 @@ def select(
         search = run_search_method(policy, state=state, y=yv, fixed=fixed_x.to_numpy(dtype=float), family=fam,
                                    streams=stream_objs, **opts.limits())
     else:
-        search = streamwise_search(state, stream_objs, policy, **opts.limits(), verbose=opts.verbose)
+        search = streamwise_search(state, stream_objs, policy, **opts.limits(), verbose=opts.verbose,
+                                   history=opts.history)
     frame, names = _add_selected(search.accepted, frame, reserved)
     rhs = " + ".join([fixed_rhs] + names)
     return _finish(search, rhs, term_name(yname), yname, frame, yv, fam, fam_name, policy, state, None, 0, None,

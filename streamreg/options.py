@@ -38,9 +38,12 @@ _TESTS_GLM = ("score", "lr")
 
 #: keyword options of the two entry points (for "did you mean" hints on misspelt options)
 STREAMREG_OPTIONS = ("family", "method", "test", "block_size", "max_tests", "max_selected", "time_budget",
-                     "missing", "verbose", "multistream", "passes", "functions", "validate", "seed")
+                     "missing", "verbose", "multistream", "passes", "functions", "validate", "seed", "history")
 SELECT_OPTIONS = ("fixed", "intercept", "family", "method", "test", "block_size", "max_tests", "max_selected",
-                  "time_budget", "verbose", "order", "seed")
+                  "time_budget", "verbose", "order", "seed", "history")
+
+#: values of ``history=``: one row per candidate, or only the accepted and refused candidates' rows
+HISTORY_MODES = ("full", "none")
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,6 +76,7 @@ class Options:
     validate: Any = None
     intercept: bool = True
     order: Any = None
+    history: str = "full"
 
     @property
     def has_stopping_rule(self) -> bool:
@@ -209,6 +213,23 @@ def _check_functions(functions) -> dict | None:
     if bad:
         raise TypeError(f"functions must map names (str) to callables; check the entries {bad[:5]}")
     return dict(functions)  # a copy: the caller's mapping is never modified
+
+
+def _check_history(history, kind: str, method) -> str:
+    """``"full"`` or ``"none"``; ``"none"`` only for the streamwise policies.
+
+    Stepwise, grafting and BP-SFS build their own (short) histories and do not take the
+    option: ``history="none"`` with them is refused rather than silently ignored.
+    """
+    if not isinstance(history, str):
+        raise TypeError(f"history must be 'full' or 'none', got {_got(history)}")
+    if history not in HISTORY_MODES:
+        raise ValueError(f"history must be 'full' or 'none', got {history!r}")
+    if history == "none" and kind != "policy":
+        name = method if isinstance(method, str) else type(method).__name__
+        raise ValueError(f"history='none' applies to the streamwise policies only, not to method {name!r}, "
+                         "which keeps its own history; use history='full' (the default)")
+    return history
 
 
 def _check_order(order):
@@ -379,7 +400,8 @@ def check_options(*, family: Any = "gaussian", method: Any = "alpha-investing", 
                   block_size: Any = 512, max_tests: Any = None, max_selected: Any = None,
                   time_budget: Any = None, verbose: Any = False, seed: Any = None, missing: Any = "drop",
                   multistream: Any = True, passes: Any = 1, functions: Any = None, validate: Any = None,
-                  intercept: Any = True, order: Any = None, method_options: dict | None = None,
+                  intercept: Any = True, order: Any = None, history: Any = "full",
+                  method_options: dict | None = None,
                   entry: str = "streamreg") -> Options:
     """Validate every option of one call; returns them as a frozen :class:`Options`.
 
@@ -412,6 +434,7 @@ def check_options(*, family: Any = "gaussian", method: Any = "alpha-investing", 
         missing=_check_missing(missing), multistream=check_bool("multistream", multistream),
         passes=_check_passes(passes), functions=_check_functions(functions), validate=_check_validate(validate),
         intercept=check_bool("intercept", intercept), order=_check_order(order),
+        history=_check_history(history, kind, method),
     )
 
 

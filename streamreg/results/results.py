@@ -22,7 +22,10 @@ class StreamRegResults:
         One row per selected term: order, term, stream, test index, statistic, df,
         p-value, level and wealth after the acceptance.
     history : DataFrame
-        One row per candidate examined, tested or skipped, in search order.
+        One row per candidate examined, tested or skipped, in search order; with
+        ``history="none"`` only the rows of the accepted and refused candidates.
+    history_mode : str
+        ``"full"`` or ``"none"`` (the ``history=`` option of the call).
     selected_formula : str
         A plain formula for the refit, usable with ``statsmodels.formula.api``.
     """
@@ -39,6 +42,7 @@ class StreamRegResults:
         self.selected = search.selected
         self._history = None  # the search's history as the rule explains it, built on first access
         self.per_stream = search.per_stream
+        self.history_mode = getattr(search, "history_mode", "full")
         self.stopped_by = search.stopped_by
         self.formula = formula
         self.selected_formula = f"{response_label} ~ {rhs}"
@@ -57,8 +61,17 @@ class StreamRegResults:
         self.order_used_y = list(y_ordered or [])  # streams ordered by a y-dependent score
 
     @property
+    def history_kept(self) -> bool:
+        """False when the call had ``history="none"``: only accepted and refused rows were kept."""
+        return self.history_mode != "none"
+
+    @property
     def history(self) -> pd.DataFrame:
-        """One row per candidate examined (built on first access for long streams)."""
+        """One row per candidate examined (built on first access for long streams).
+
+        With ``history="none"`` only the accepted and refused candidates' rows, with all
+        their columns (identical to the same rows of the full history).
+        """
         if self._history is None:
             started = next(iter(self.search.policies.values()), None)
             annotate = getattr(started, "annotate", None)
@@ -95,12 +108,20 @@ class StreamRegResults:
 
     @property
     def wealth(self) -> pd.DataFrame:
-        """Wealth after each test, one column per stream (forward-filled), indexed by test."""
+        """Wealth after each test, one column per stream (forward-filled), indexed by test.
+
+        With ``history="none"`` the rows are the acceptances (and refusals) only and each
+        stream has its wealth at its own rows, NaN elsewhere: the wealth between them was
+        not kept, so nothing is forward-filled.
+        """
         h = self.history[self.history["test"].notna()]
         if h.empty:
             return pd.DataFrame()
         w = h.pivot_table(index="test", columns="stream", values="wealth", aggfunc="last", sort=False)
-        w = w.reindex(columns=list(self.per_stream.index)).sort_index().ffill()
+        w = w.reindex(columns=list(self.per_stream.index)).sort_index()
+        if not self.history_kept:
+            return w
+        w = w.ffill()
         start = {s: p.share * _initial_wealth(p) for s, p in self.search.policies.items()}
         return w.fillna(pd.Series(start))
 
@@ -193,13 +214,25 @@ class StreamRegResults:
 
     # plots -----------------------------------------------------------------------
     def plot_wealth(self, ax=None):
-        """Wealth per stream against the test index; returns the Axes."""
+        """Wealth per stream against the test index; returns the Axes.
+
+        With ``history="none"`` the wealth was kept at the acceptances only: those points
+        are plotted (joined per stream) and the title says so.
+        """
         import matplotlib.pyplot as plt
 
         ax = ax or plt.gca()
         w = self.wealth
-        for col in w.columns:
-            ax.step(w.index.astype(float), w[col].to_numpy(), where="post", label=str(col))
+        if self.history_kept:
+            for col in w.columns:
+                ax.step(w.index.astype(float), w[col].to_numpy(), where="post", label=str(col))
+        else:
+            kept = self.history[self.history["test"].notna()]
+            for name, rows in kept.groupby("stream", sort=False):
+                ax.plot(rows["test"].astype(float), rows["wealth"].to_numpy(dtype=float), ls=":", marker=".",
+                        label=str(name))
+            ax.set_title("history='none': wealth at acceptances only (the path between them was not kept)",
+                         fontsize="small")
         sel = self.selected
         if len(sel):
             ax.scatter(sel["test"], sel["wealth"], marker="o", color="k", zorder=3, label="selected")
@@ -209,7 +242,14 @@ class StreamRegResults:
         return ax
 
     def plot_pvalues(self, ax=None):
-        """p-values of every test (log scale) against the level in force; returns the Axes."""
+        """p-values of every test (log scale) against the level in force; returns the Axes.
+
+        Needs the full history: raises ValueError after ``history="none"``.
+        """
+        if not self.history_kept:
+            raise ValueError("plot_pvalues needs the p-value of every test, but the history was not kept "
+                             f"(history='none'; only the {len(self.history)} selected and refused terms are "
+                             "recorded): rerun with history='full' to plot it")
         import matplotlib.pyplot as plt
 
         ax = ax or plt.gca()

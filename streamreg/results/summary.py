@@ -23,6 +23,9 @@ def selection_facts(res) -> list[tuple[str, str]]:
         ("Terms selected:", str(int(per["selected"].sum()))),
         ("Stopped by:", res.stopped_by),
     ]
+    if getattr(res, "history_mode", "full") == "none":
+        kept = f"not kept (history='none'); only the {len(res.history)} selected and refused terms are recorded"
+        facts.append(("History:", kept))
     status = res.history["status"].astype(str)
     for reason, label in (("refused: separation", "Refused (separation):"),
                           ("refused: IRLS", "Refused (no convergence):")):

@@ -1,4 +1,10 @@
-"""The selection history: one row per candidate the search looked at."""
+"""The selection history: one row per candidate the search looked at.
+
+With ``keep="none"`` (``history="none"`` in :func:`~streamreg.streamreg` and
+:func:`~streamreg.select`) only the rows of accepted and refused candidates are stored,
+so memory no longer grows with the number of candidates tested on long or infinite
+streams; the rows kept are exactly the corresponding rows of the full history.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -12,22 +18,48 @@ REFUSAL_CODES = {SEPARATION: REFUSED, NONCONVERGENCE: REFUSED_NONCONVERGENCE}
 STATUS = {ACCEPTED: "accepted", REJECTED: "rejected", REFUSED: REFUSAL_REASONS[SEPARATION],
           REFUSED_NONCONVERGENCE: REFUSAL_REASONS[NONCONVERGENCE]}
 STATUS.update({code: reason for code, reason in SKIP_REASONS.items() if code})
+#: the values of ``history=``: every candidate's row, or only accepted and refused candidates' rows
+HISTORY_MODES = ("full", "none")
+_KEPT_WITHOUT_HISTORY = (ACCEPTED, REFUSED, REFUSED_NONCONVERGENCE)
 
 
 class HistoryRecorder:
-    """Collects history rows in column chunks (cheap for millions of tests)."""
+    """Collects history rows in column chunks (cheap for millions of tests).
+
+    Parameters
+    ----------
+    keep : {"full", "none"}
+        ``"full"``: one row per candidate examined.  ``"none"``: only the rows of
+        accepted and refused candidates (nothing per rejected or skipped candidate).
+    """
 
     _FIELDS = ("test", "stream_test", "statistic", "df", "df_resid", "log_p", "level", "wealth", "status", "pass_")
 
-    def __init__(self):
+    def __init__(self, keep: str = "full"):
+        if keep not in HISTORY_MODES:
+            raise ValueError(f"history must be one of {HISTORY_MODES}, got {keep!r}")
+        self.keep = keep
         self._chunks: dict[str, list] = {f: [] for f in self._FIELDS}
         self._names: list[list[str]] = []
         self._streams: list[tuple[str, int]] = []
+
+    @property
+    def n_rows(self) -> int:
+        """Rows stored so far."""
+        return sum(m for _, m in self._streams)
 
     def add(self, stream: str, names: list[str], **cols) -> None:
         m = len(names)
         if m == 0:
             return
+        if self.keep == "none":
+            status = np.broadcast_to(np.asarray(cols["status"]), (m,))
+            rows = np.flatnonzero(np.isin(status, _KEPT_WITHOUT_HISTORY))
+            if rows.size == 0:
+                return
+            names = [names[int(i)] for i in rows]
+            cols = {f: np.broadcast_to(np.asarray(cols[f]), (m,))[rows] for f in self._FIELDS}
+            m = len(rows)
         self._names.append(names)
         self._streams.append((stream, m))
         for f in self._FIELDS:
@@ -37,7 +69,7 @@ class HistoryRecorder:
     def frame(self, log_pvalue) -> pd.DataFrame:
         """The history as a DataFrame; deferred p-values are computed here, vectorised."""
         if not self._names:
-            cols = ["test", "stream", "stream_test", "term", "statistic", "df", "pvalue", "level",
+            cols = ["test", "stream", "stream_test", "term", "statistic", "df", "pvalue", "log_p", "level",
                     "wealth", "status", "accepted", "pass"]
             return pd.DataFrame(columns=cols)
         c = {f: np.concatenate(self._chunks[f]) for f in self._FIELDS}

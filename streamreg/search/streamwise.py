@@ -23,7 +23,7 @@ import pandas as pd
 from ..models.base import TESTED
 from ..policies.base import Policy
 from ..streams.base import AcceptedTerm, Stream, TermBlock
-from .history import ACCEPTED, REFUSAL_CODES, REJECTED, HistoryRecorder
+from .history import ACCEPTED, HISTORY_MODES, REFUSAL_CODES, REJECTED, HistoryRecorder
 
 
 class SearchResult:
@@ -31,12 +31,15 @@ class SearchResult:
 
     ``history`` may be given as a DataFrame or as a zero-argument callable that builds it:
     for long streams the history (and its deferred p-values) is built only when asked for.
+    ``history_mode`` is ``"full"`` (one row per candidate) or ``"none"`` (only the rows of
+    accepted and refused candidates were kept).
     """
 
     def __init__(self, history, accepted: list[AcceptedTerm], selected: pd.DataFrame, policies: dict[str, Policy],
                  stream_names: list[str], n_tests: int, stopped_by: str, elapsed: float,
-                 per_stream: pd.DataFrame | None = None):
+                 per_stream: pd.DataFrame | None = None, history_mode: str = "full"):
         self._history = history
+        self.history_mode = history_mode
         self.accepted = accepted
         self.selected = selected
         self.policies = policies
@@ -81,6 +84,7 @@ def streamwise_search(
     max_selected: int | None = None,
     time_budget: float | None = None,
     verbose: bool | int = False,
+    history: str = "full",
 ) -> SearchResult:
     """Run the streamwise search of ``streams`` against ``model`` under ``policy``.
 
@@ -99,7 +103,14 @@ def streamwise_search(
         Stopping rules for long or infinite streams (tests, selected terms, seconds).
     verbose : bool or int
         Print progress to stderr every ``verbose`` tests (``True``: every 10,000).
+    history : {"full", "none"}
+        ``"full"``: one history row per candidate examined (about 80 bytes each).
+        ``"none"``: only the rows of accepted and refused candidates, so memory does not
+        grow with the number of tests on long or infinite streams.  The selected table,
+        the per-stream counts and the decisions are the same either way.
     """
+    if history not in HISTORY_MODES:
+        raise ValueError(f"history must be one of {HISTORY_MODES}, got {history!r}")
     if block_size < 1:
         raise ValueError(f"block_size must be a positive integer, got {block_size!r}")
     if not streams:
@@ -116,7 +127,8 @@ def streamwise_search(
         p.start(n_obs=model.n, share=1.0 / k, n_candidates=s.n_candidates)
         lanes.append(_Lane(j, s, p, size=block_size))
 
-    rec = HistoryRecorder()
+    rec = HistoryRecorder(keep=history)
+    full = history == "full"
     accepted: list[AcceptedTerm] = []
     selected_rows: list[dict] = []
     n_tests, stopped_by = 0, "exhausted"
@@ -167,7 +179,8 @@ def streamwise_search(
         pol = lane.policy
 
         if len(tested_pos) == 0:
-            _record_skipped(rec, buf, codes, slice(0, len(buf)))
+            if full:
+                _record_skipped(rec, buf, codes, slice(0, len(buf)))
             lane.buffer = None
             prio[lane.index] = -np.inf
             empty.add(lane.index)
@@ -214,8 +227,9 @@ def streamwise_search(
             lp = lp.copy()
             lp[-1] = float(model.log_pvalue(sub.statistic[-1:], sub.df[-1:], sub.df_resid[-1:])[0])
         first_test = pol.n_tested - n_used + 1
-        _record_run(rec, buf, codes, end, used_tested, sub, lp, level, wealth, status,
-                    first_global=n_tests + 1, first_stream=first_test)
+        if full or accept_at is not None:  # history="none" keeps only the accepted or refused row
+            _record_run(rec, buf, codes, end, used_tested, sub, lp, level, wealth, status,
+                        first_global=n_tests + 1, first_stream=first_test)
         n_tests += n_used
         rejected = used_tested[status == REJECTED]
         if rejected.size:
@@ -283,6 +297,7 @@ def streamwise_search(
         stopped_by=stopped_by,
         elapsed=time.monotonic() - t0,
         per_stream=per_stream,
+        history_mode=history,
     )
 
 

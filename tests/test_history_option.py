@@ -1,0 +1,196 @@
+"""history="none": same decisions as "full", only accepted and refused rows kept, and said so."""
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+
+import streamreg as sr
+from streamreg.datasets.synthetic import SyntheticStream
+from streamreg.search.history import HistoryRecorder
+
+
+def _gaussian(seed=0, n=120, m=300):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, m))
+    y = x[:, 5] - 0.8 * x[:, 70] + 0.6 * x[:, 180] + 0.5 * x[:, 260] + 0.5 * rng.normal(size=n)
+    return y, {"a": x[:, :100], "b": x[:, 100:220], "c": x[:, 220:]}
+
+
+def _binomial(seed=3, n=300):
+    # a quasi-separating binary candidate (y = 1 wherever it is 0) is refused in stream "a"
+    rng = np.random.default_rng(seed)
+    sep = (rng.uniform(size=n) < 0.7).astype(float)
+    z = rng.normal(size=(n, 80))
+    eta = 1.5 * z[:, 3] - 1.2 * z[:, 50]
+    y = np.where(sep == 0, 1.0, (rng.uniform(size=n) < 1 / (1 + np.exp(-eta))).astype(float))
+    a = pd.DataFrame(np.column_stack([z[:, :10], sep, z[:, 10:40]]),
+                     columns=[f"a{j}" for j in range(10)] + ["sep"] + [f"a{j}" for j in range(10, 40)])
+    b = pd.DataFrame(z[:, 40:], columns=[f"b{j}" for j in range(40)])
+    return y, {"a": a, "b": b}
+
+
+def _same_decisions(full, none):
+    pd.testing.assert_frame_equal(full.selected, none.selected)
+    pd.testing.assert_frame_equal(full.per_stream, none.per_stream)
+    assert full.search.n_tests == none.search.n_tests and full.stopped_by == none.stopped_by
+    np.testing.assert_allclose(full.params, none.params)
+
+
+def _kept_rows_match(full, none):
+    """The rows kept are exactly the accepted and refused rows of the full history."""
+    h_full, h_none = full.history, none.history
+    status = h_full["status"].astype(str)
+    want = h_full[h_full["accepted"] | status.str.startswith("refused")].reset_index(drop=True)
+    pd.testing.assert_frame_equal(want, h_none.reset_index(drop=True))
+    assert list(h_none.columns) == list(h_full.columns)
+    return want
+
+
+@pytest.mark.parametrize("block_size", [1, 7, 64, 512])
+@pytest.mark.parametrize("method", ["alpha-investing", "information-investing", "lord++"])
+def test_gaussian_multistream_same_decisions(block_size, method):
+    y, streams = _gaussian()
+    opts = {"method": method, "block_size": block_size}
+    full = sr.select(y, streams, history="full", **opts)
+    none = sr.select(y, streams, history="none", **opts)
+    _same_decisions(full, none)
+    kept = _kept_rows_match(full, none)
+    assert len(kept) == len(full.selected) >= 3
+    assert len(full.history) == full.search.n_tests  # full keeps every row, none keeps a few
+    assert none.history_mode == "none" and not none.history_kept and full.history_kept
+
+
+@pytest.mark.parametrize("block_size", [1, 5, 512])
+@pytest.mark.parametrize("test", ["score", "lr"])
+def test_binomial_with_refusal_same_decisions(block_size, test):
+    y, streams = _binomial()
+    full = sr.select(y, streams, family="binomial", test=test, block_size=block_size, history="full")
+    none = sr.select(y, streams, family="binomial", test=test, block_size=block_size, history="none")
+    _same_decisions(full, none)
+    kept = _kept_rows_match(full, none)
+    refused = kept[~kept["accepted"]]
+    assert list(refused["term"]) == ["sep"]
+    assert str(none.history.set_index("term").loc["sep", "status"]).startswith("refused")
+    text = str(none.summary())
+    assert "Refused (separation):" in text
+    assert f"only the {len(kept)} selected and refused terms are recorded" in " ".join(text.split())
+
+
+def test_formula_passes_and_stopping_rules():
+    rng = np.random.default_rng(1)
+    n = 150
+    df = pd.DataFrame(rng.normal(size=(n, 60)), columns=[f"x{j}" for j in range(30)] + [f"z{j}" for j in range(30)])
+    df["y"] = df["x3"] + 0.7 * df["z10"] + 0.4 * df["x20"] + rng.normal(size=n)
+    for kw in ({"passes": 2}, {"max_tests": 40}, {"max_selected": 2}, {"multistream": False}):
+        full = sr.streamreg("y ~ stream(x*) + stream(z*)", df, history="full", block_size=8, **kw)
+        none = sr.streamreg("y ~ stream(x*) + stream(z*)", df, history="none", block_size=8, **kw)
+        _same_decisions(full, none)
+        _kept_rows_match(full, none)
+
+
+def test_lazy_infinite_stream_and_pickle():
+    import pickle
+
+    sim = sr.datasets.make_synthetic(n=100, m=20_000, seed=5, lazy=True)
+    fits = {h: sr.select(sim.y, SyntheticStream(100, 20_000, 5), max_tests=18_000, history=h,
+                         w0=0.05, alpha_delta=0.05, block_size=256) for h in ("full", "none")}
+    _same_decisions(fits["full"], fits["none"])
+    assert len(_kept_rows_match(fits["full"], fits["none"])) == 4
+    again = pickle.loads(pickle.dumps(fits["none"]))
+    pd.testing.assert_frame_equal(again.history, fits["none"].history)
+    assert again.history_mode == "none"
+
+
+def test_summary_line_only_without_history():
+    y, streams = _gaussian()
+    none = sr.select(y, streams, history="none")
+    from streamreg.results.summary import selection_facts
+
+    facts = dict(selection_facts(none))
+    n = len(none.history)
+    assert facts["History:"] == f"not kept (history='none'); only the {n} selected and refused terms are recorded"
+    assert "History:" not in dict(selection_facts(sr.select(y, streams)))
+    assert "history='none'" in str(none.summary())
+
+
+def test_plots_say_what_was_not_kept():
+    y, streams = _gaussian()
+    none = sr.select(y, streams, history="none")
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match=r"history was not kept \(history='none'.*history='full'"):
+        none.plot_pvalues(ax=ax)
+    ax = none.plot_wealth(ax=ax)
+    assert "wealth at acceptances only" in ax.get_title()
+    plotted = sorted(float(v) for line in ax.get_lines() for v in line.get_ydata())
+    assert plotted == sorted(none.history["wealth"].astype(float))
+    plt.close(fig)
+    full = sr.select(y, streams)
+    fig, ax = plt.subplots()
+    full.plot_pvalues(ax=ax)
+    assert full.plot_wealth(ax=ax).get_title() == ""
+    plt.close(fig)
+    # wealth at the kept rows equals the full wealth path at those tests
+    w_full, w_none = full.wealth, none.wealth
+    known = w_none.notna().to_numpy()
+    assert known.sum() == len(none.history)  # each stream's wealth at its own rows, NaN elsewhere
+    np.testing.assert_array_equal(w_full.loc[w_none.index].to_numpy()[known], w_none.to_numpy()[known])
+
+
+@pytest.mark.parametrize("bad, exc, msg", [
+    ("partial", ValueError, r"history must be 'full' or 'none', got 'partial'"),
+    ("None", ValueError, r"history must be 'full' or 'none', got 'None'"),
+    (None, TypeError, r"history must be 'full' or 'none', got None \(NoneType\)"),
+    (False, TypeError, r"history must be 'full' or 'none', got False \(bool\)"),
+])
+def test_bad_values_are_refused(bad, exc, msg):
+    y, streams = _gaussian()
+    with pytest.raises(exc, match=msg):
+        sr.select(y, streams, history=bad)
+    df = pd.DataFrame(streams["a"][:, :5], columns=[f"x{j}" for j in range(5)]).assign(y=y)
+    with pytest.raises(exc, match=msg):
+        sr.streamreg("y ~ stream(x*)", df, history=bad)
+
+
+@pytest.mark.parametrize("method", ["stepwise-aic", "grafting", "bp-sfs"])
+def test_non_streamwise_methods(method):
+    y, streams = _gaussian()
+    x = streams["a"][:, :40]
+    with pytest.raises(ValueError, match=rf"history='none' applies to the streamwise policies only, not to "
+                                         rf"method '{method}'"):
+        sr.select(y, x, method=method, history="none")
+    assert len(sr.select(y, x, method=method, history="full").history) > 0
+
+
+def test_recorder_keeps_only_accepted_and_refused_rows():
+    rec = HistoryRecorder(keep="none")
+    status = np.array([-2, -2, 1, -1, -2, -3])
+    rec.add("s", [f"t{j}" for j in range(6)], test=np.arange(6), stream_test=np.arange(6),
+            statistic=np.arange(6.0), df=1, df_resid=10.0, log_p=-np.arange(6.0), level=0.1, wealth=0.5,
+            status=status, pass_=1)
+    rec.add("s", ["u0", "u1"], test=np.arange(2), stream_test=np.arange(2), statistic=1.0, df=1,
+            df_resid=10.0, log_p=-1.0, level=0.1, wealth=0.5, status=np.array([-2, -2]), pass_=1)
+    h = rec.frame(lambda *a: None)
+    assert list(h["term"]) == ["t3", "t5"] and rec.n_rows == 2
+    with pytest.raises(ValueError, match="history must be one of"):
+        HistoryRecorder(keep="some")
+
+
+def test_infinite_generator_with_history_none():
+    rng = np.random.default_rng(2)
+    n = 80
+    x0 = rng.normal(size=n)
+    y = x0 + 0.3 * rng.normal(size=n)
+
+    def gen():
+        yield "signal", x0
+        j = 0
+        while True:
+            j += 1
+            yield f"noise{j}", rng.normal(size=n)
+
+    fit = sr.select(y, gen(), max_tests=5000, history="none")
+    assert fit.selected_terms[0] == "signal" and fit.per_stream["tested"].sum() == 5000
+    assert len(fit.history) == len(fit.selected)
+    assert math.isfinite(float(fit.per_stream["final_wealth"].iloc[0]))
