@@ -5,6 +5,7 @@ import pytest
 from scipy import optimize
 
 import streamreg as sr
+from streamreg.models.separation import is_separated
 from streamreg.search import BPSFS
 from streamreg.search.penalised import BayesLambdaRule, L1Model, bayes_lambda
 
@@ -174,9 +175,11 @@ def test_wide_binomial_terminates_at_a_fixed_point():
     X = rng.normal(size=(n, p))
     eta = 2.0 * X[:, 3] - 1.5 * X[:, 50] + X[:, 400]
     y = (rng.uniform(size=n) < 1 / (1 + np.exp(-eta))).astype(float)
-    with pytest.warns(sr.RefitWarning, match="separated"):
-        res = sr.select(y, X, family="binomial", method="bp-sfs", time_budget=120)
+    # the selection separates the classes: those terms are refused and leave the refit
+    res = sr.select(y, X, family="binomial", method="bp-sfs", time_budget=120)
     assert res.stopped_by == "exhausted"
+    assert res.history["status"].astype(str).str.startswith("refused: separation").any()
+    assert not is_separated(np.asarray(res.fit.model.exog), y)
     run = res.search.run
     assert run.model.p > 0
     # the final lambda is the Jeffreys estimate of the final weights

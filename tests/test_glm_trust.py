@@ -153,3 +153,22 @@ def test_refit_separation_verdict_is_the_exact_test(wdbc):
     fit, problems = refit(df["b"].astype(float), sm.add_constant(df[["x0", "x1"]]), sm.families.Binomial())
     assert is_separated(sm.add_constant(df[["x0", "x1"]]).to_numpy(), df["b"].to_numpy(float))
     assert len(problems) == 1 and "separated by the selected terms (exact LP test)" in problems[0]
+
+
+@pytest.mark.parametrize("method", ["grafting", "bp-sfs"])
+def test_penalised_methods_refuse_a_separating_term(method):
+    # the penalised fit exists under separation; the unpenalised refit does not, so the term
+    # is refused with a history row and counted in the summary, as in every other path
+    rng = np.random.default_rng(1)
+    n = 200
+    x1 = rng.normal(size=n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-2 * x1))).astype(int)
+    df = pd.DataFrame({"y": y, "a_x1": x1, "a_sep": np.where(y == 1, 1.0, -1.0) + rng.normal(scale=0.1, size=n),
+                       "a_noise": rng.normal(size=n)})
+    assert is_separated(sm.add_constant(df[["a_sep"]]).to_numpy(), y.astype(float))
+    fit = sr.streamreg("y ~ stream(a_*)", df, family="binomial", method=method)
+    h = fit.history
+    refused = h[h["status"].astype(str).str.startswith("refused: separation")]
+    assert list(refused["term"]) == ["a_sep"]
+    assert "a_sep" not in fit.selected_terms and fit.refit_warnings == []
+    assert "Refused (separation):" in fit.summary().as_text()

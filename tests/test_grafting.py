@@ -7,6 +7,7 @@ import pytest
 from sklearn.linear_model import Lasso, LogisticRegression
 
 import streamreg as sr
+from streamreg.models.separation import is_separated
 from streamreg.search import Grafting
 from streamreg.search.penalised.basis import Expander
 
@@ -207,10 +208,13 @@ def test_wide_logistic_small_lambda_terminates_at_the_optimum(ratio):
     n, p = X.shape
     Z = standardise(X)
     lam = ratio * _lam_max(Z, y)
-    # with 40 rows the selected set separates the classes: the unpenalised refit says so
-    with pytest.warns(sr.RefitWarning, match="separated"):
-        res = sr.select(y, X, family="binomial", method="grafting", lam=lam, time_budget=120)
-    assert res.stopped_by == "exhausted" and res.refit_warnings
+    # with 40 rows the penalised selection separates the classes: the terms whose unpenalised
+    # MLE would not exist are refused (history rows, exact LP test) and leave the refit
+    res = sr.select(y, X, family="binomial", method="grafting", lam=lam, time_budget=120)
+    assert res.stopped_by == "exhausted"
+    assert res.history["status"].astype(str).str.startswith("refused: separation").any()
+    assert not is_separated(np.asarray(res.fit.model.exog), y)
+    assert not any("separated" in w for w in res.refit_warnings)
     w, b = weights_of(res, p)
     mu = 1 / (1 + np.exp(-(b + Z @ w)))
     grad = Z.T @ ((mu - y) / n)

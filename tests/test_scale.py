@@ -117,3 +117,24 @@ def test_tiny_signal_column_is_selected_not_called_collinear():
         fit = sr.streamreg("y ~ stream(x*)", df.assign(x2=df["x2"] * 1e-300), w0=0.25, alpha_delta=0.25)
     assert fit.selected_terms == base.selected_terms
     np.testing.assert_allclose(fit.params["x2"] * 1e-300, base.params["x2"], rtol=1e-9)
+
+
+def test_column_with_a_large_offset_is_a_candidate():
+    # a nanosecond timestamp spread over hours: 1.6e18 + 1e13 x.  R's lm keeps it (tolerance
+    # 1e-7 of the norm); the search must test and accept it, with the right slope
+    rng = np.random.default_rng(3)
+    n = 400
+    X = rng.normal(size=(n, 5))
+    y = 0.8 * X[:, 0] - 0.6 * X[:, 2] + 0.3 * X[:, 4] + rng.normal(size=n)
+    d = pd.DataFrame(X, columns=[f"x{i}" for i in range(5)]).assign(y=y)
+    stamp = (np.int64(16 * 10**17) + np.round(X[:, 0] * 1e13)).astype(np.int64)
+    fit = sr.streamreg("y ~ stream(x*)", d.assign(x0=stamp))
+    assert fit.history.loc[0, "status"] == "accepted"
+    # reference: statsmodels on the offset removed in integer arithmetic
+    u = (stamp - np.int64(16 * 10**17)).astype(float) / 1e13
+    ref = sm.OLS(y, sm.add_constant(np.column_stack([u] + [X[:, j] for j in range(1, 5)]))).fit()
+    base = sr.streamreg("y ~ stream(x*)", d.assign(x0=u))
+    assert fit.selected_terms == base.selected_terms
+    cols = [0] + [int(t[1:]) for t in fit.selected_terms[1:]]
+    ref = sm.OLS(y, sm.add_constant(np.column_stack([u] + [X[:, j] for j in cols[1:]]))).fit()
+    np.testing.assert_allclose(fit.params["x0"] * 1e13, ref.params[1], rtol=1e-6)

@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 #: a candidate whose residual (after projecting out the model) keeps less than this
-#: fraction of its squared norm is numerically collinear with the model and is skipped
-COLLINEAR_TOL = 1e-10
+#: fraction of its squared norm is numerically collinear with the model and is skipped:
+#: R's ``lm``/``glm`` tolerance (1e-7 of the norm), so that a column with a large offset,
+#: e.g. a nanosecond timestamp spread over hours (1.6e18 + 1e13 x), is still a candidate
+COLLINEAR_TOL = 1e-14
 
 
 @dataclass

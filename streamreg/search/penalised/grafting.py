@@ -23,7 +23,8 @@ import pandas as pd
 import statsmodels.api as sm
 
 from ...models import is_ols
-from ...models.base import CandidateBlock
+from ...models.base import REFUSAL_REASONS, SEPARATION, CandidateBlock, equilibrate
+from ...models.separation import is_separated
 from ...streams.base import Stream, TermBlock
 from ..stepwise import collect_blocks
 from ..streamwise import SearchResult
@@ -46,6 +47,43 @@ class PenalisedSearchResult(SearchResult):
         super().__init__(**base)
         self.lam, self.lambda_path, self.weights, self.cv = lam, lambda_path, weights, cv
         self.test_description, self.run = test_description, run
+
+
+def refuse_separating(accepted: list, selected: pd.DataFrame, history: pd.DataFrame, model: L1Model):
+    """Drop from the refit the terms whose unpenalised MLE would not exist, as every path does.
+
+    The penalised estimates exist under separation (the penalty keeps them finite), but the
+    refit of the selected terms is an unpenalised GLM.  Terms are added in selection order
+    and one whose addition separates the classes (exact LP test) is refused: it gets a
+    history row saying so and leaves the refit.
+    """
+    design, keep, refused = model.fixed, [], []
+    for t in accepted:
+        trial = np.column_stack([design, equilibrate(t.values)])
+        if is_separated(trial, model.y):
+            refused.append(t)
+            continue
+        design = trial
+        keep.append(t)
+    if not refused:
+        return accepted, selected, history
+    kept = [t.name for t in keep]
+    selected = selected[selected["term"].isin(kept)].reset_index(drop=True)
+    selected["order"] = np.arange(1, len(selected) + 1)
+    reason = REFUSAL_REASONS[SEPARATION]
+    status = history["status"].cat.add_categories([reason]) if reason not in history["status"].cat.categories \
+        else history["status"]
+    history = history.assign(status=status)
+    last_pass = int(history["pass"].max()) if len(history) else 1
+    rows = pd.DataFrame({"test": pd.array([pd.NA] * len(refused), dtype="Int64"),
+                         "stream": [t.stream for t in refused],
+                         "stream_test": pd.array([pd.NA] * len(refused), dtype="Int64"),
+                         "term": [t.name for t in refused], "statistic": np.nan, "df": [t.values.shape[1] for t in refused],
+                         "pvalue": np.nan, "log_p": np.nan, "level": np.nan, "wealth": np.nan,
+                         "status": pd.Categorical([reason] * len(refused), categories=status.cat.categories),
+                         "accepted": False, "pass": last_pass})
+    history = pd.concat([history, rows[history.columns]], ignore_index=True)
+    return keep, selected, history
 
 
 def loss_for_family(family) -> str:
@@ -100,6 +138,9 @@ class _OnlineL1Method:
 
     def _result(self, run: OnlineL1Run, streams, loss: str, elapsed: float, cv=None) -> PenalisedSearchResult:
         accepted, selected = run_to_terms(run)
+        history = run.history
+        if loss == "logistic":
+            accepted, selected, history = refuse_separating(accepted, selected, history, run.model)
         names = [s.name for s in streams]
         per_stream = pd.DataFrame({
             "stream": names,
@@ -115,7 +156,7 @@ class _OnlineL1Method:
         })
         what = "squared-error loss / 2n" if loss == "squared" else "mean binomial negative log-likelihood"
         return PenalisedSearchResult(
-            history=run.history, accepted=accepted, selected=selected, policies={self.name: self},
+            history=history, accepted=accepted, selected=selected, policies={self.name: self},
             stream_names=names, n_tests=run.n_tests, stopped_by=run.stopped_by, elapsed=elapsed,
             per_stream=per_stream, lam=run.rule.lam, lambda_path=run.lambda_path, weights=weights, cv=cv,
             test_description=(f"gradient test |dL/dw| > lambda = {run.rule.lam:.4g} ({what} + lambda*sum|w|, "
