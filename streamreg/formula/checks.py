@@ -104,19 +104,145 @@ def _numbers(series: pd.Series) -> bool:
                                                              "decimal", "boolean")
 
 
-def refuse_infinite(frame: pd.DataFrame, response: str) -> None:
-    """Infinite values are not missing (rows are not dropped for them): name the column."""
-    for c in frame.columns:
-        if c != response and is_numeric(frame[c]):
-            n_inf = int(np.isinf(frame[c].to_numpy(dtype=float)).sum())
-            if n_inf:
-                raise ValueError(f"column {c!r} has {n_inf} infinite value(s); replace them (with NaN to drop "
-                                 "those rows, or by a finite value) before selection")
+def numeric_dtypes(dtypes, kinds: set | None = None) -> np.ndarray:
+    """Per column (one entry of ``dtypes``, e.g. ``frame.dtypes``): numeric and not boolean.
+
+    Classified once per distinct dtype (``kinds``: the set of them, if known), not once
+    per column.
+    """
+    values = dtypes.to_numpy(dtype=object) if isinstance(dtypes, pd.Series) else np.asarray(dtypes, dtype=object)
+    out = np.zeros(len(values), dtype=bool)
+    kinds = set(values) if kinds is None else kinds
+    for dt in kinds:
+        if _is_numeric_dtype(dt):
+            if len(kinds) == 1:
+                out[:] = True
+            else:
+                out |= values == dt
+    return out
+
+
+def _is_numeric_dtype(dt) -> bool:
+    return pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
+
+
+def _maybe_date_dtype(dt) -> bool:
+    return pd.api.types.is_datetime64_any_dtype(dt) or pd.api.types.is_timedelta64_dtype(dt) or dt == object
+
+
+def column_classes(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of ``frame``: (numeric and not boolean, may hold dates), by dtype not by column.
+
+    pandas keeps the columns of one dtype in blocks: each block's dtype is classified once
+    and the answer spread to its columns.  Without that internal layout, each distinct
+    dtype is classified once.
+    """
+    try:
+        mgr = frame._mgr
+        blknos = np.asarray(mgr.blknos)
+        dtypes = [blk.dtype for blk in mgr.blocks]
+        if len(blknos) != frame.shape[1]:
+            raise AttributeError
+    except (AttributeError, TypeError):
+        values = frame.dtypes.to_numpy(dtype=object)
+        kinds = set(values)
+        return numeric_dtypes(values, kinds), date_dtypes(values, kinds)
+    numeric = np.array([_is_numeric_dtype(dt) for dt in dtypes] + [False], dtype=bool)
+    dates = np.array([_maybe_date_dtype(dt) for dt in dtypes] + [False], dtype=bool)
+    return numeric[blknos], dates[blknos]
+
+
+def date_dtypes(dtypes, kinds: set | None = None) -> np.ndarray:
+    """Per column: a dtype :func:`refuse_dates` may refuse (dates, time differences, object)."""
+    values = dtypes.to_numpy(dtype=object) if isinstance(dtypes, pd.Series) else np.asarray(dtypes, dtype=object)
+    out = np.zeros(len(values), dtype=bool)
+    for dt in set(values) if kinds is None else kinds:
+        if _maybe_date_dtype(dt):
+            out |= values == dt
+    return out
+
+
+def first_date(frame: pd.DataFrame, columns: list[str], positions: np.ndarray | None = None,
+               dtypes: np.ndarray | None = None, suspects: np.ndarray | None = None) -> str | None:
+    """The first of ``columns`` that :func:`refuse_dates` refuses, checked once per dtype.
+
+    ``positions`` are the columns' positions in ``frame`` (looked up when None).  Only
+    object columns are looked at one by one (their values say whether they hold dates).
+    """
+    if not columns:
+        return None
+    if positions is None:
+        positions = frame.columns.get_indexer(columns)
+    if suspects is None:  # by frame position
+        if dtypes is None:
+            dtypes = frame.dtypes.to_numpy(dtype=object)  # not np.asarray(Series): no attribute probes
+        suspects = date_dtypes(dtypes[positions])
+    else:
+        suspects = suspects[positions]
+    for i in np.flatnonzero(suspects):
+        if _date_dtype(frame.iloc[:, int(positions[i])]) is not None:
+            return columns[i]
+    return None
+
+
+def nonfinite_columns(x: np.ndarray) -> np.ndarray:
+    """Indices of the columns of ``x`` that may hold a NaN or an infinity (one pass over ``x``).
+
+    A NaN or an infinity makes the column sum NaN or infinite; so does an overflow of
+    finite values, so callers check the columns returned exactly.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.flatnonzero(~np.isfinite(x.sum(axis=0)))
+
+
+def refuse_infinite(frame: pd.DataFrame, response: str, blocks=(), numeric: np.ndarray | None = None,
+                    response_at: int | None = None) -> None:
+    """Infinite values are not missing (rows are not dropped for them): name the column.
+
+    ``blocks`` are ``(positions, matrix, suspects)`` triples: float matrices of some of
+    ``frame``'s columns (at those positions) on its rows, already built for the search and
+    checked here without another copy; ``suspects`` are the only matrix columns that can
+    hold an infinity (None: find them here).  ``numeric`` is :func:`numeric_dtypes` of
+    ``frame.dtypes`` and ``response_at`` the response's position in ``frame``, if known
+    (looking a name up in a wide frame hashes all its column names).  The first offending
+    column in frame order is named.
+    """
+    ncol = frame.shape[1]
+    numeric = numeric_dtypes(frame.dtypes) if numeric is None else numeric.copy()
+    resp = frame.columns.get_indexer([response])[0] if response_at is None else response_at
+    if resp >= 0:
+        numeric[resp] = False
+    covered = np.zeros(ncol, dtype=bool)
+    bad: dict[int, int] = {}
+    for pos, x, suspect in blocks:
+        pos = np.asarray(pos, dtype=np.intp)
+        covered[pos] = True
+        if suspect is None:
+            suspect = nonfinite_columns(x)
+        for j in suspect:
+            if numeric[pos[j]]:
+                n_inf = int(np.isinf(x[:, j]).sum())
+                if n_inf:
+                    bad[int(pos[j])] = n_inf
+    rest = np.flatnonzero(numeric & ~covered)
+    if len(rest):
+        dts = frame.dtypes.to_numpy(dtype=object)[rest]
+        for dt in set(dts):
+            group = rest[dts == dt]
+            x = frame.iloc[:, group].to_numpy(dtype=float)
+            counts = np.isinf(x).sum(axis=0)
+            for j in np.flatnonzero(counts):
+                bad[int(group[j])] = int(counts[j])
+    if bad:
+        first = min(bad)
+        c, n_inf = frame.columns[first], bad[first]
+        raise ValueError(f"column {c!r} has {n_inf} infinite value(s); replace them (with NaN to drop "
+                         "those rows, or by a finite value) before selection")
 
 
 def no_complete_rows(used: pd.DataFrame) -> None:
     """The ValueError for "no row is complete", naming all-missing columns when there are some."""
-    empty = [c for c in used.columns if used[c].isna().all()]
+    empty = used.columns[used.isna().all().to_numpy()].tolist()
     if empty:
         raise ValueError(f"column(s) {empty} are entirely missing (every value is NaN), so no row is complete; "
                          "remove them from the formula (or leave them out of a glob with exclude=)")

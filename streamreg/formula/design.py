@@ -11,6 +11,7 @@ import ast
 import builtins
 import fnmatch
 import keyword
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,8 +25,8 @@ from ..streams.generated import DerivedColumns
 from ..streams.ordering import candidate_order, order_uses_y
 from .classes import (COLUMN_CLASSES, ClassBuild, check_options, column_class_streams, interaction_streams,
                       matched_columns, resolve_order, stream_label)
-from .checks import (check_fixed_columns, check_new_column_types, is_numeric, no_complete_rows, plain,
-                     refuse_dates, refuse_infinite)
+from .checks import (check_fixed_columns, check_new_column_types, column_classes, first_date, is_numeric,
+                     no_complete_rows, nonfinite_columns, plain, refuse_dates, refuse_infinite)
 from .namespace import eval_env
 from .parse import FormulaError, ParsedFormula, StreamSpec, check_attributes, parse_formula
 
@@ -38,6 +39,16 @@ def term_name(column: str) -> str:
     if ok and column not in _PATSY_NAMES and not hasattr(builtins, column):
         return column
     return "Q(" + repr(column) + ")"
+
+
+_UNUSUAL = frozenset(keyword.kwlist) | _PATSY_NAMES | frozenset(vars(builtins))
+
+
+def term_names(columns: list[str]) -> list[str]:
+    """:func:`term_name` of every column, without a Python call per column when all are plain."""
+    if all(map(str.isidentifier, columns)) and _UNUSUAL.isdisjoint(columns):
+        return list(columns)
+    return [term_name(c) for c in columns]
 
 
 def _variables(expression: str, columns: set[str]) -> set[str]:
@@ -95,16 +106,59 @@ class Candidate:
 
 
 class FrameStream(Stream):
-    """Candidates from a DataFrame: numeric columns sliced directly, other terms by patsy."""
+    """Candidates from a DataFrame: numeric columns sliced directly, other terms by patsy.
 
-    def __init__(self, name: str, frame: pd.DataFrame, candidates: list[Candidate]):
+    A stream of plain numeric columns keeps them as one float matrix (``values``, one
+    column per candidate, on the frame's rows) and their names, and hands out column
+    slices of it: no Python object per candidate.  ``candidates`` (one :class:`Candidate`
+    each) is built only when asked for.
+    """
+
+    def __init__(self, name: str, frame: pd.DataFrame, candidates: list[Candidate] | None = None, *,
+                 names: list[str] | None = None, columns: list[str] | None = None,
+                 values: np.ndarray | None = None):
         super().__init__(name)
         self.frame = frame
-        self.candidates = candidates
+        self._candidates = None if candidates is None else list(candidates)
+        self._names, self._columns, self._values = names, columns, values
         self.position = 0
-        self.n_candidates = len(candidates)
+        self.n_candidates = len(candidates) if candidates is not None else len(names)
+
+    @property
+    def plain(self) -> bool:
+        """Whether every candidate is a numeric column held in ``values``."""
+        return self._values is not None
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        if self._candidates is None:
+            self._candidates = [Candidate(n, c) for n, c in zip(self._names, self._columns)]
+        return self._candidates
+
+    @candidates.setter
+    def candidates(self, value: list[Candidate]) -> None:
+        self._candidates = list(value)
+        self._names = self._columns = self._values = None
+        self.n_candidates = len(self._candidates)
+
+    def permute(self, perm: np.ndarray) -> None:
+        """Offer the candidates in the order ``perm``."""
+        if self.plain:
+            self._names = [self._names[i] for i in perm]
+            self._columns = [self._columns[i] for i in perm]
+            self._values = self._values[:, perm]
+            self._candidates = None
+        else:
+            self.candidates = [self.candidates[i] for i in perm]
 
     def _next_block(self, k: int) -> TermBlock | None:
+        if self.plain:
+            start = self.position
+            stop = min(start + k, len(self._names))
+            self.position = stop
+            if stop <= start:
+                return None
+            return TermBlock(self.name, self._names[start:stop], CandidateBlock(self._values[:, start:stop]))
         chunk = self.candidates[self.position : self.position + k]
         self.position += len(chunk)
         if not chunk:
@@ -125,13 +179,37 @@ class FrameStream(Stream):
     # random access, for streams generated from these candidates (interactions)
     @property
     def term_names(self) -> list[str]:
+        if self.plain:
+            return list(self._names)
         return [c.name for c in self.candidates]
 
     def is_single_column(self, i: int) -> bool:
-        return self.candidates[i].column is not None
+        return self.plain or self.candidates[i].column is not None
 
     def term_values(self, i: int) -> np.ndarray:
+        if self.plain:
+            return np.array(self._values[:, i : i + 1], dtype=float)
         return self.candidates[i].values(self.frame)[0]
+
+    def numeric_values(self) -> np.ndarray:
+        """All candidates as one matrix (single numeric columns only)."""
+        if self.plain:
+            return self._values
+        return self.frame[[c.column for c in self.candidates]].to_numpy(dtype=float)
+
+
+@dataclass
+class Resolved:
+    """A ``stream()``'s candidates before the rows are known: data positions of the numeric
+    columns, or a :class:`Candidate` list when some are factors or patsy terms."""
+
+    names: list[str] | None = None
+    columns: list[str] | None = None
+    positions: np.ndarray | None = None  # positions of ``columns`` in the data
+    candidates: list[Candidate] | None = None
+
+    def __iter__(self):
+        return iter(self.candidates or [])
 
 
 def evaluate_term(expression: str, frame: pd.DataFrame, functions: dict | None = None) -> tuple[np.ndarray, list[str]]:
@@ -215,14 +293,19 @@ def build_design(
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if missing not in ("drop", "raise"):
         raise ValueError(f"missing must be 'drop' or 'raise', got {missing!r}")
-    if data.columns.duplicated().any():
+    if not data.columns.is_unique:
         dup = list(data.columns[data.columns.duplicated()].unique())
         raise ValueError(f"the data have duplicated column names {dup}; column names must be unique")
     if len(data) == 0:
         raise ValueError("the data have no rows")
     parsed = parse_formula(formula)
-    columns = [str(c) for c in data.columns]
-    colset = set(columns)
+    labels = data.columns.tolist()  # tolist: no pandas scalar per column
+    as_text = isinstance(data.columns.dtype, pd.StringDtype) and not data.columns.hasnans
+    columns = labels if as_text else list(map(str, labels))
+    colset = _column_names(columns)
+    # numeric columns, and columns that may hold dates (object, date and time-difference
+    # dtypes): classified once per dtype, not per column
+    data_numeric, data_dates = column_classes(data)
     resp = parsed.response
     resp_col = resp
     if resp not in colset:
@@ -244,10 +327,13 @@ def build_design(
 
     stream_cands: list[tuple[StreamSpec, list]] = []
     used = set(taken)
+    used_mask = np.zeros(len(columns), dtype=bool)  # data columns used, by position
     for spec in parsed.streams:
         check_options(spec)
         if spec.function == "stream":
-            cands = _resolve_stream(spec, columns, colset, taken, data)
+            cands = _resolve_stream(spec, columns, colset, taken, data, data_dates, data_numeric)
+            if cands.positions is not None:
+                used_mask[cands.positions] = True
             for c in cands:
                 used |= {c.column} if c.column is not None else _variables(c.name, colset)
         elif spec.function in COLUMN_CLASSES:
@@ -257,8 +343,29 @@ def build_design(
             cands = []
         stream_cands.append((spec, cands))
 
-    frame = data[[c for c in columns if c in used]]
-    na_rows = frame.isna().any(axis=1).to_numpy()
+    if len(used) < 1000:
+        for c in used:
+            used_mask[columns.index(c)] = True
+    else:
+        used_mask |= np.fromiter(map(used.__contains__, columns), dtype=bool, count=len(columns))
+    used_pos = np.flatnonzero(used_mask)
+    frame = data.iloc[:, _as_slice(used_pos)]  # a view until written (copy-on-write), not a copy
+    in_frame = np.cumsum(used_mask) - 1  # data position -> frame position
+    # numeric stream() columns: one float matrix per stream, taken from the frame once; one
+    # pass over it finds the columns that may hold NaN or inf, the only ones looked at again
+    matrices: dict[int, tuple] = {}
+    in_matrix = np.zeros(frame.shape[1], dtype=bool)
+    for pos, (spec, cands) in enumerate(stream_cands):
+        if spec.function == "stream" and cands.positions is not None:
+            fpos = in_frame[cands.positions]
+            x = _float_matrix(frame.iloc[:, _as_slice(fpos)])
+            matrices[pos] = (fpos, x, nonfinite_columns(x))
+            in_matrix[fpos] = True
+    rest = np.flatnonzero(~in_matrix)
+    na_rows = frame.iloc[:, _as_slice(rest)].isna().any(axis=1).to_numpy()
+    for fpos, x, suspects in matrices.values():
+        if len(suspects):
+            na_rows = na_rows | np.isnan(x[:, suspects]).any(axis=1)
     n_dropped = int(na_rows.sum())
     if n_dropped:
         if missing == "raise":
@@ -267,15 +374,20 @@ def build_design(
                 f"{n_dropped} rows have missing values in the columns used ({bad[:8]}); "
                 "drop or impute them, or pass missing='drop'"
             )
-        frame = frame.loc[~na_rows]
+        keep = ~na_rows
+        frame = frame.loc[keep]
+        matrices = {pos: (fpos, x[keep], suspects) for pos, (fpos, x, suspects) in matrices.items()}
     if len(frame) == 0:
         no_complete_rows(data[list(frame.columns)])
     for spec, cands in stream_cands:
         _mark_constant_factors(cands, frame)
-    check_fixed_columns(frame, sorted(fixed_vars), allow_missing=True)
-    refuse_infinite(frame, resp_col)
+    fixed_cols = sorted(fixed_vars)
+    fixed_frame = frame.iloc[:, [int(in_frame[columns.index(c)]) for c in fixed_cols]]  # few columns: fast lookups
+    check_fixed_columns(fixed_frame, fixed_cols, allow_missing=True)
+    resp_at = int(in_frame[columns.index(resp_col)])
+    refuse_infinite(frame, resp_col, list(matrices.values()), numeric=data_numeric[used_pos], response_at=resp_at)
 
-    y_series = frame[resp_col]
+    y_series = frame.iloc[:, resp_at]
     if binomial:
         y, label, success = _binomial_response(y_series, resp_col)
     else:
@@ -290,21 +402,25 @@ def build_design(
     if family is not None:
         check_response(y, family, resp_col)
 
-    fixed = fixed_matrix(parsed.fixed, frame)
+    fixed = fixed_matrix(parsed.fixed, fixed_frame)
     check_fixed(fixed, len(frame))
 
-    frame = frame.copy()  # generated PCA columns are added to it
+    if any(spec.function == "pca" for spec, _ in stream_cands):
+        frame = frame.copy()  # generated PCA columns are added to it
     build = ClassBuild()
     sources: dict[str, list[Stream]] = {}
     stream_items: list[str] = []
     for pos, (spec, cands) in enumerate(stream_cands):
         sname = stream_label(spec)
         if spec.function == "stream":
-            st = FrameStream(sname, frame, cands)
+            if cands.positions is not None:
+                st = FrameStream(sname, frame, names=cands.names, columns=cands.columns, values=matrices[pos][1])
+            else:
+                st = FrameStream(sname, frame, cands.candidates)
             order = resolve_order(spec, functions)
             perm = _frame_order(st, order, y, spec, sname)
             if perm is not None:
-                st.candidates = [st.candidates[i] for i in perm]
+                st.permute(perm)
                 if order_uses_y(order):
                     build.y_ordered.append(sname)
             build.streams[pos] = [st]
@@ -339,12 +455,64 @@ def build_design(
 def _frame_order(st: FrameStream, order, y: np.ndarray, spec: StreamSpec, label: str) -> np.ndarray | None:
     """Permutation of a ``stream()``'s candidates for its ``order=`` option."""
     if isinstance(order, str) and order in ("given", "random"):
-        return candidate_order(None, order, seed=spec.options.get("seed"), n=len(st.candidates), what=label)
-    if not all(c.column is not None for c in st.candidates):
+        return candidate_order(None, order, seed=spec.options.get("seed"), n=st.n_candidates, what=label)
+    if not (st.plain or all(c.column is not None for c in st.candidates)):
         raise FormulaError(f"{spec.text}: order={spec.options.get('order')!r} scores single numeric columns; "
                            "this stream has factor or multi-column terms (use 'given' or 'random')")
-    values = st.frame[[c.column for c in st.candidates]].to_numpy(dtype=float)
+    values = st.numeric_values()
     return candidate_order(values, order, y=y, seed=spec.options.get("seed"), what=label)
+
+
+def _float_matrix(frame: pd.DataFrame) -> np.ndarray:
+    """The frame's values as floats: a view of a single float64 block, else one copy."""
+    try:
+        return frame.to_numpy(dtype=float)
+    except (TypeError, ValueError):  # nullable dtypes holding pd.NA
+        return frame.to_numpy(dtype=float, na_value=np.nan)
+
+
+class _ColumnNames:
+    """``name in data columns`` for a wide frame without hashing every name up front.
+
+    The formula asks about a handful of names; a list scan answers those.  After many
+    questions (factor candidates of a glob ask one each) a set is built.
+    """
+
+    def __init__(self, columns: list[str]):
+        self._columns = columns
+        self._set: set[str] | None = None
+        self._asked = 0
+
+    def __contains__(self, name) -> bool:
+        if self._set is None:
+            self._asked += 1
+            if self._asked <= 32:
+                return name in self._columns
+            self._set = set(self._columns)
+        return name in self._set
+
+    def __iter__(self):
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+    def __and__(self, other) -> set[str]:
+        return {n for n in other if n in self}
+
+    __rand__ = __and__
+
+
+def _column_names(columns: list[str]):
+    return set(columns) if len(columns) < 10_000 else _ColumnNames(columns)
+
+
+def _as_slice(positions: np.ndarray):
+    """``positions`` as a slice when they are consecutive (so pandas can return a view)."""
+    if len(positions) and positions[-1] - positions[0] + 1 == len(positions) and (
+            len(positions) < 2 or bool((np.diff(positions) == 1).all())):
+        return slice(int(positions[0]), int(positions[-1]) + 1)
+    return positions
 
 
 def _unknown_names(rhs: str, colset: set[str]) -> set[str]:
@@ -368,12 +536,102 @@ def _unknown_names(rhs: str, colset: set[str]) -> set[str]:
     return unknown
 
 
-def _resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str], taken: set[str], data) -> list[Candidate]:
+_NAME_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_\n"  # ASCII identifiers, newline
+
+
+class _NameTable:
+    """The column names as one byte buffer, for glob matching and name checks without a
+    Python call per name (prefix ``x*``, suffix ``*_mean`` and exact globs; others by regex)."""
+
+    def __init__(self, columns: list[str]):
+        self.columns = columns
+        self.buf = None
+        if len(columns) < 1000:
+            return
+        try:
+            raw = "\n".join(columns).encode("utf-8")
+        except UnicodeEncodeError:
+            return
+        buf = np.frombuffer(raw, dtype=np.uint8)
+        newlines = np.flatnonzero(buf == 10)
+        if len(newlines) != len(columns) - 1 or not len(buf):  # a name with a newline in it
+            return
+        self.buf, self.raw = buf, raw
+        self.starts = np.concatenate(([0], newlines + 1))
+        self.ends = np.concatenate((newlines, [len(buf)]))
+        self.lengths = self.ends - self.starts
+
+    def _bytes_at(self, offsets: np.ndarray) -> np.ndarray:
+        return self.buf[np.clip(offsets, 0, len(self.buf) - 1)]
+
+    def _affix(self, text: str, suffix: bool) -> np.ndarray:
+        pat = text.encode("utf-8")
+        ok = self.lengths >= len(pat)
+        base = self.ends - len(pat) if suffix else self.starts
+        for i, b in enumerate(pat):
+            ok &= self._bytes_at(base + i) == b
+        return ok
+
+    def glob(self, pattern: str) -> np.ndarray:
+        """``fnmatch.fnmatchcase(c, pattern)`` for every column at once."""
+        n = len(self.columns)
+        special = [i for i, ch in enumerate(pattern) if ch in "*?["]
+        if self.buf is not None and len(pattern) <= 64 and "\n" not in pattern:
+            if not special:
+                return self._affix(pattern, False) & (self.lengths == len(pattern.encode("utf-8")))
+            if special == [len(pattern) - 1] and pattern[-1] == "*":
+                return self._affix(pattern[:-1], False)
+            if special == [0] and pattern[0] == "*":
+                return self._affix(pattern[1:], True)
+        if not special:
+            return np.fromiter(map(pattern.__eq__, self.columns), dtype=bool, count=n)
+        match = re.compile(fnmatch.translate(pattern)).match
+        return np.fromiter(map(bool, map(match, self.columns)), dtype=bool, count=n)
+
+    def names(self, positions: np.ndarray) -> list[str]:
+        """The names at ``positions`` (a list slice when they are consecutive)."""
+        where = _as_slice(positions)
+        if isinstance(where, slice):
+            return self.columns[where]
+        return [self.columns[i] for i in positions.tolist()]
+
+    def term_names(self, positions: np.ndarray) -> list[str]:
+        """:func:`term_names` of the names at ``positions``."""
+        names = self.names(positions)
+        if self.buf is None or not len(positions):
+            return term_names(names)
+        if self.raw.translate(None, _NAME_BYTES):  # not plain ASCII names: ask Python
+            return term_names(names)
+        first = self._bytes_at(self.starts[positions])
+        ident = (self.lengths[positions] > 0) & ~((first >= 48) & (first <= 57))  # no leading digit
+        if ident.all() and _UNUSUAL.isdisjoint(names):
+            return list(names)
+        return [term_name(c) for c in names]
+
+
+def _position(columns: list[str], colset: set[str], name: str) -> int | None:
+    return columns.index(name) if name in colset else None
+
+
+def _resolve_stream(spec: StreamSpec, columns: list[str], colset, taken: set[str], data,
+                    date_columns: np.ndarray, numeric_columns: np.ndarray) -> Resolved:
+    """The candidates of a ``stream()``: globs matched and dtypes checked once, not per column."""
     excl = spec.options.get("exclude") or []
     if isinstance(excl, str):
         excl = [excl]
-    cands: list[Candidate] = []
-    seen: set[str] = set()
+    ncol = len(columns)
+    blocked = np.zeros(ncol, dtype=bool)  # the response, fixed and excluded columns
+    offered = np.zeros(ncol, dtype=bool)  # columns offered by an earlier glob
+    for c in taken:
+        j = _position(columns, colset, c)
+        if j is not None:
+            blocked[j] = True
+    table = _NameTable(columns)
+    for e in excl:
+        blocked |= table.glob(e)
+    seen_terms: set[str] = set()
+    items: list = []  # ("columns", positions, names) or ("candidate", Candidate)
+    plain = True
     for arg in spec.args:
         if arg in spec.terms:
             unknown = {n for n in _names_in(arg) if n not in colset and n not in _PATSY_NAMES and n != "np"}
@@ -382,30 +640,51 @@ def _resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str], take
                 raise FormulaError(f"unknown column(s) {sorted(unknown)} in the candidate term {arg!r} of {spec.text}")
             for v in sorted(_names_in(arg) & colset):
                 refuse_dates(data[v], f"column {v!r} in the candidate term {arg!r} of {spec.text}")
-            if arg not in seen:
-                cands.append(Candidate(arg, None))
-                seen.add(arg)
+            j = _position(columns, colset, arg)
+            if arg not in seen_terms and (j is None or not offered[j]):
+                items.append(("candidate", Candidate(arg, None)))
+                seen_terms.add(arg)
+                plain = False
             continue
-        matched = [c for c in columns if fnmatch.fnmatchcase(c, arg)]
-        if not matched:
+        mask = table.glob(arg)
+        if not mask.any():
             hint = "" if any(ch in arg for ch in "*?[") else " (no column has that name)"
             raise FormulaError(f"{spec.text}: {arg!r} matches no column of the data{hint}")
-        free = [c for c in matched if c not in taken and not any(fnmatch.fnmatchcase(c, e) for e in excl)]
-        for c in free:
-            if c in seen:
-                continue
-            seen.add(c)
-            # patsy would make every date a level of a factor: refuse rather than test that
-            refuse_dates(data[c], f"{spec.text}: column {c!r}", exclude_hint=True)
-            # numeric columns are sliced directly; factors are coded by patsy (k-1 columns)
-            numeric = is_numeric(data[c])
-            cands.append(Candidate(term_name(c), c if numeric else None, factor=None if numeric else c))
-    if not cands:
+        for t in seen_terms:
+            j = _position(columns, colset, t)
+            if j is not None:
+                mask[j] = False
+        free = np.flatnonzero(mask & ~blocked & ~offered)
+        if not len(free):
+            continue
+        names = table.names(free)
+        # patsy would make every date a level of a factor: refuse rather than test that
+        bad = first_date(data, names, free, suspects=date_columns)
+        if bad is not None:
+            refuse_dates(data[bad], f"{spec.text}: column {bad!r}", exclude_hint=True)
+        numeric = numeric_columns[free]
+        items.append(("columns", free, names, numeric, table.term_names(free)))
+        offered[free] = True
+        plain = plain and bool(numeric.all())
+    if not items:
         raise FormulaError(
             f"{spec.text} has no candidates left: every matched column is the response, a fixed "
             "term or excluded"
         )
-    return cands
+    if plain:  # numeric columns only: positions and names, no object per candidate
+        positions = np.concatenate([it[1] for it in items])
+        cols = [c for it in items for c in it[2]] if len(items) > 1 else items[0][2]
+        tnames = [t for it in items for t in it[4]] if len(items) > 1 else items[0][4]
+        return Resolved(tnames, cols, positions)
+    cands: list[Candidate] = []
+    for it in items:
+        if it[0] == "candidate":
+            cands.append(it[1])
+            continue
+        # numeric columns are sliced directly; factors are coded by patsy (k-1 columns)
+        for c, num, tn in zip(it[2], it[3], it[4]):
+            cands.append(Candidate(tn, c if num else None, factor=None if num else c))
+    return Resolved(candidates=cands)
 
 
 def _names_in(expression: str) -> set[str]:
@@ -471,8 +750,14 @@ def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
     env = eval_env(derived.functions if derived else None)
     if derived:
         newdata = derived.augment(newdata)
+    narrow = _referenced_columns(rhs, train)  # patsy on a wide frame hashes all its names
+    if newdata is train:  # the training rows themselves: build the design once, not twice
+        try:
+            return patsy.dmatrix(rhs, narrow, return_type="dataframe", NA_action="raise", eval_env=env)
+        except patsy.PatsyError:
+            pass  # the two steps below say what is wrong, as for new data
     try:
-        info = patsy.dmatrix(rhs, train, return_type="dataframe", eval_env=env).design_info
+        info = patsy.dmatrix(rhs, narrow, return_type="dataframe", eval_env=env).design_info
     except patsy.PatsyError as exc:
         raise FormulaError(f"patsy cannot build the model's terms {rhs!r}: {exc}") from None
     check_new_column_types(train, newdata)
@@ -481,3 +766,36 @@ def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
     except patsy.PatsyError as exc:
         raise ValueError(f"cannot build the model's terms on the new data: {exc}") from None
     return mat
+
+
+class _AnyName:
+    def __contains__(self, name) -> bool:
+        return True
+
+    def __iter__(self):
+        return iter(())
+
+
+def _referenced_columns(rhs: str, frame: pd.DataFrame, wide: int = 1000) -> pd.DataFrame:
+    """``frame`` cut to the columns ``rhs`` can refer to, when it is wide (else ``frame``)."""
+    if frame.shape[1] <= wide:
+        return frame
+    try:
+        desc = patsy.ModelDesc.from_formula("0 + " + rhs if rhs.strip() else "0")
+        for term in desc.rhs_termlist:
+            for factor in term.factors:
+                ast.parse(factor.name().strip(), mode="eval")
+    except (patsy.PatsyError, SyntaxError):
+        return frame  # patsy reports it on the whole frame
+    names = set()
+    for term in desc.rhs_termlist:
+        for factor in term.factors:
+            names |= _variables(factor.name(), _AnyName())
+    labels = frame.columns.tolist()
+    keep = []
+    for name in names:
+        try:
+            keep.append(labels.index(name))  # a scan per name: no hash of every label
+        except ValueError:
+            pass
+    return frame.iloc[:, sorted(keep)]
