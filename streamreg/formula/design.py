@@ -30,12 +30,15 @@ from .checks import (check_fixed_columns, check_new_column_types, column_classes
 from .namespace import eval_env
 from .parse import FormulaError, ParsedFormula, StreamSpec, check_attributes, parse_formula
 
-_PATSY_NAMES = {"C", "I", "Q", "np", "center", "standardize", "scale", "bs", "cr", "cc", "te"}
+#: names a formula may use beside the data columns: np and patsy's built-ins (contrasts too,
+#: so that ``C(g, Sum)`` reads as in patsy)
+_PATSY_NAMES = {"np", *patsy.builtins.__all__}
 
 
 def term_name(column: str) -> str:
     """A formula-ready name for a data column (``Q("...")`` when the name is unusual)."""
-    ok = column.isidentifier() and not keyword.iskeyword(column)
+    # a name holding "__" is quoted: bare, the formula's dunder guard would refuse it
+    ok = column.isidentifier() and not keyword.iskeyword(column) and "__" not in column
     if ok and column not in _PATSY_NAMES and not hasattr(builtins, column):
         return column
     return "Q(" + repr(column) + ")"
@@ -46,7 +49,7 @@ _UNUSUAL = frozenset(keyword.kwlist) | _PATSY_NAMES | frozenset(vars(builtins))
 
 def term_names(columns: list[str]) -> list[str]:
     """:func:`term_name` of every column, without a Python call per column when all are plain."""
-    if all(map(str.isidentifier, columns)) and _UNUSUAL.isdisjoint(columns):
+    if all(map(str.isidentifier, columns)) and _UNUSUAL.isdisjoint(columns) and "__" not in "\0".join(columns):
         return list(columns)
     return [term_name(c) for c in columns]
 
@@ -604,7 +607,7 @@ class _NameTable:
             return term_names(names)
         first = self._bytes_at(self.starts[positions])
         ident = (self.lengths[positions] > 0) & ~((first >= 48) & (first <= 57))  # no leading digit
-        if ident.all() and _UNUSUAL.isdisjoint(names):
+        if ident.all() and _UNUSUAL.isdisjoint(names) and b"__" not in self.raw:
             return list(names)
         return [term_name(c) for c in names]
 
