@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import fnmatch
-import keyword
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,32 +24,9 @@ from .classes import (COLUMN_CLASSES, ClassBuild, check_options, column_class_st
                       matched_columns, resolve_order, stream_label)
 from .checks import (check_fixed_columns, check_new_column_types, column_classes, first_date, is_numeric,
                      no_complete_rows, nonfinite_columns, plain, refuse_dates, refuse_infinite)
+from .names import _PATSY_NAMES, _as_slice, _column_names, _NameTable, term_name, term_names  # noqa: F401
 from .namespace import eval_env
 from .parse import FormulaError, ParsedFormula, StreamSpec, check_attributes, parse_formula
-
-#: names a formula may use beside the data columns: np and patsy's built-ins (contrasts too,
-#: so that ``C(g, Sum)`` reads as in patsy)
-_PATSY_NAMES = {"np", *patsy.builtins.__all__}
-
-
-def term_name(column: str) -> str:
-    """A formula-ready name for a data column (``Q("...")`` when the name is unusual)."""
-    # a name holding "__" is quoted: bare, the formula's dunder guard would refuse it
-    ok = column.isidentifier() and not keyword.iskeyword(column) and "__" not in column
-    if ok and column not in _PATSY_NAMES and not hasattr(builtins, column):
-        return column
-    return "Q(" + repr(column) + ")"
-
-
-_UNUSUAL = frozenset(keyword.kwlist) | _PATSY_NAMES | frozenset(vars(builtins))
-
-
-def term_names(columns: list[str]) -> list[str]:
-    """:func:`term_name` of every column, without a Python call per column when all are plain."""
-    if all(map(str.isidentifier, columns)) and _UNUSUAL.isdisjoint(columns) and "__" not in "\0".join(columns):
-        return list(columns)
-    return [term_name(c) for c in columns]
-
 
 def _variables(expression: str, columns: set[str]) -> set[str]:
     """Data columns an expression refers to (bare names and Q('...') arguments)."""
@@ -474,50 +448,6 @@ def _float_matrix(frame: pd.DataFrame) -> np.ndarray:
         return frame.to_numpy(dtype=float, na_value=np.nan)
 
 
-class _ColumnNames:
-    """``name in data columns`` for a wide frame without hashing every name up front.
-
-    The formula asks about a handful of names; a list scan answers those.  After many
-    questions (factor candidates of a glob ask one each) a set is built.
-    """
-
-    def __init__(self, columns: list[str]):
-        self._columns = columns
-        self._set: set[str] | None = None
-        self._asked = 0
-
-    def __contains__(self, name) -> bool:
-        if self._set is None:
-            self._asked += 1
-            if self._asked <= 32:
-                return name in self._columns
-            self._set = set(self._columns)
-        return name in self._set
-
-    def __iter__(self):
-        return iter(self._columns)
-
-    def __len__(self) -> int:
-        return len(self._columns)
-
-    def __and__(self, other) -> set[str]:
-        return {n for n in other if n in self}
-
-    __rand__ = __and__
-
-
-def _column_names(columns: list[str]):
-    return set(columns) if len(columns) < 10_000 else _ColumnNames(columns)
-
-
-def _as_slice(positions: np.ndarray):
-    """``positions`` as a slice when they are consecutive (so pandas can return a view)."""
-    if len(positions) and positions[-1] - positions[0] + 1 == len(positions) and (
-            len(positions) < 2 or bool((np.diff(positions) == 1).all())):
-        return slice(int(positions[0]), int(positions[-1]) + 1)
-    return positions
-
-
 def _unknown_names(rhs: str, colset: set[str]) -> set[str]:
     """Bare names in the fixed terms that are neither data columns nor known functions."""
     unknown = set()
@@ -537,79 +467,6 @@ def _unknown_names(rhs: str, colset: set[str]) -> set[str]:
                     if node.id not in _PATSY_NAMES and not hasattr(builtins, node.id):
                         unknown.add(node.id)
     return unknown
-
-
-_NAME_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_\n"  # ASCII identifiers, newline
-
-
-class _NameTable:
-    """The column names as one byte buffer, for glob matching and name checks without a
-    Python call per name (prefix ``x*``, suffix ``*_mean`` and exact globs; others by regex)."""
-
-    def __init__(self, columns: list[str]):
-        self.columns = columns
-        self.buf = None
-        if len(columns) < 1000:
-            return
-        try:
-            raw = "\n".join(columns).encode("utf-8")
-        except UnicodeEncodeError:
-            return
-        buf = np.frombuffer(raw, dtype=np.uint8)
-        newlines = np.flatnonzero(buf == 10)
-        if len(newlines) != len(columns) - 1 or not len(buf):  # a name with a newline in it
-            return
-        self.buf, self.raw = buf, raw
-        self.starts = np.concatenate(([0], newlines + 1))
-        self.ends = np.concatenate((newlines, [len(buf)]))
-        self.lengths = self.ends - self.starts
-
-    def _bytes_at(self, offsets: np.ndarray) -> np.ndarray:
-        return self.buf[np.clip(offsets, 0, len(self.buf) - 1)]
-
-    def _affix(self, text: str, suffix: bool) -> np.ndarray:
-        pat = text.encode("utf-8")
-        ok = self.lengths >= len(pat)
-        base = self.ends - len(pat) if suffix else self.starts
-        for i, b in enumerate(pat):
-            ok &= self._bytes_at(base + i) == b
-        return ok
-
-    def glob(self, pattern: str) -> np.ndarray:
-        """``fnmatch.fnmatchcase(c, pattern)`` for every column at once."""
-        n = len(self.columns)
-        special = [i for i, ch in enumerate(pattern) if ch in "*?["]
-        if self.buf is not None and len(pattern) <= 64 and "\n" not in pattern:
-            if not special:
-                return self._affix(pattern, False) & (self.lengths == len(pattern.encode("utf-8")))
-            if special == [len(pattern) - 1] and pattern[-1] == "*":
-                return self._affix(pattern[:-1], False)
-            if special == [0] and pattern[0] == "*":
-                return self._affix(pattern[1:], True)
-        if not special:
-            return np.fromiter(map(pattern.__eq__, self.columns), dtype=bool, count=n)
-        match = re.compile(fnmatch.translate(pattern)).match
-        return np.fromiter(map(bool, map(match, self.columns)), dtype=bool, count=n)
-
-    def names(self, positions: np.ndarray) -> list[str]:
-        """The names at ``positions`` (a list slice when they are consecutive)."""
-        where = _as_slice(positions)
-        if isinstance(where, slice):
-            return self.columns[where]
-        return [self.columns[i] for i in positions.tolist()]
-
-    def term_names(self, positions: np.ndarray) -> list[str]:
-        """:func:`term_names` of the names at ``positions``."""
-        names = self.names(positions)
-        if self.buf is None or not len(positions):
-            return term_names(names)
-        if self.raw.translate(None, _NAME_BYTES):  # not plain ASCII names: ask Python
-            return term_names(names)
-        first = self._bytes_at(self.starts[positions])
-        ident = (self.lengths[positions] > 0) & ~((first >= 48) & (first <= 57))  # no leading digit
-        if ident.all() and _UNUSUAL.isdisjoint(names) and b"__" not in self.raw:
-            return list(names)
-        return [term_name(c) for c in names]
 
 
 def _position(columns: list[str], colset: set[str], name: str) -> int | None:
