@@ -22,6 +22,8 @@ class CandidateBlock:
 
     values: np.ndarray
     widths: np.ndarray = field(default=None)
+    #: squared column norms, computed once (:meth:`sq_norms`) and kept across rescores
+    norm2: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
         self.values = np.asarray(self.values, dtype=float)
@@ -37,6 +39,34 @@ class CandidateBlock:
 
     def term(self, j: int) -> np.ndarray:
         return self.values[:, self.starts[j] : self.starts[j] + self.widths[j]]
+
+    def sq_norms(self) -> np.ndarray:
+        """Squared norm of every column (NaN or inf where a column is not finite or overflows).
+
+        Computed on first use and cached: after an acceptance the unconsumed candidates
+        are rescored against the new model, and their norms have not changed.
+        """
+        if self.norm2 is None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                self.norm2 = np.einsum("ij,ij->j", self.values, self.values)
+        return self.norm2
+
+    def nonfinite_columns(self) -> np.ndarray:
+        """Indices of the columns holding a NaN or an infinity (from the cached norms).
+
+        A non-finite squared norm means a NaN, an infinity or an overflow of finite values
+        (e.g. 1e200); only those few columns are checked exactly.
+        """
+        suspects = np.flatnonzero(~np.isfinite(self.sq_norms()))
+        if suspects.size == 0:
+            return suspects
+        return suspects[~np.isfinite(self.values[:, suspects]).all(axis=0)]
+
+    def tail(self, start: int) -> "CandidateBlock":
+        """The terms from position ``start`` on (a view; cached norms are kept)."""
+        col0 = int(self.starts[start]) if start < len(self) else self.values.shape[1]
+        norm2 = None if self.norm2 is None else self.norm2[col0:]
+        return CandidateBlock(self.values[:, col0:], self.widths[start:], norm2)
 
 
 class Basis:
@@ -94,14 +124,17 @@ _SAFE_LOW, _SAFE_HIGH = 2.0**-600, 2.0**600
 _RECOMPUTE_BELOW = 1e-4
 
 
-def reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray,
+                          norm2: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """See :func:`_reduce_single_columns`; a NaN or infinite candidate yields a NaN gain,
-    which the search reports by name, so numpy's floating-point warnings are silenced here."""
+    which the search reports by name, so numpy's floating-point warnings are silenced here.
+    ``norm2``: the columns' squared norms if already known (saves a pass over ``cols``)."""
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        return _reduce_single_columns(q_and_target, cols)
+        return _reduce_single_columns(q_and_target, cols, norm2)
 
 
-def _reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray,
+                           norm2: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Squared projection of a target on each candidate's new direction, and its rank.
 
     ``q_and_target`` is ``[Q, t]``: an orthonormal basis of the model and a target vector
@@ -110,7 +143,8 @@ def _reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray) -> tuple[
     ``(b't)^2 / (||b||^2 - ||Q'b||^2)`` from one GEMM; ``b~'t = b't`` because Q't = 0.
     """
     g = q_and_target.T @ cols
-    norm2 = np.einsum("ij,ij->j", cols, cols)
+    if norm2 is None:
+        norm2 = np.einsum("ij,ij->j", cols, cols)
     qb, u = g[:-1], g[-1]
     wild = np.flatnonzero(~((norm2 > _SAFE_LOW) & (norm2 < _SAFE_HIGH)))
     if wild.size:  # all-zero columns (common in sparse data) need no rescue

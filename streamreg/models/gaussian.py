@@ -70,7 +70,7 @@ class GaussianState:
         rank = widths.astype(int).copy()
         single = widths == 1
         if single.all():
-            drss, rank = self._single_columns(block.values)
+            drss, rank = self._single_columns(block)
         else:
             for j in range(m):
                 b = equilibrate(block.term(j))  # the F statistic is scale-free; keep the norms in range
@@ -92,7 +92,7 @@ class GaussianState:
             out = TestOutcomes(stat, df, dfr, llr, log_sf, self._critical)
         return out, codes
 
-    def _single_columns(self, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _single_columns(self, block: CandidateBlock) -> tuple[np.ndarray, np.ndarray]:
         """RSS reduction and rank (0/1) of each single-column candidate.
 
         One GEMM gives ``Q'B`` and ``r'B`` together; ``||B~||^2 = ||B||^2 - ||Q'B||^2`` by
@@ -100,7 +100,7 @@ class GaussianState:
         difference loses too many digits (candidates nearly in the model's span) it is
         recomputed from the explicit residual.
         """
-        return reduce_single_columns(self._qr, cols)
+        return reduce_single_columns(self._qr, block.values, block.sq_norms())
 
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term's columns to the model.  Returns a refusal reason or None."""

@@ -43,9 +43,13 @@ class MatrixStream(Stream):
         else:
             idx = self.order[start:stop]
             names = [self.names[i] for i in idx]
-        vals = np.asarray(self.values[:, idx], dtype=float)
-        # NaN / inf surface as non-finite statistics and are reported by the search
-        return TermBlock(self.name, names, CandidateBlock(vals))
+        block = CandidateBlock(np.asarray(self.values[:, idx], dtype=float))
+        # the norms the scoring needs anyway show NaN and inf, so checking costs no extra pass
+        bad = block.nonfinite_columns()
+        if bad.size:
+            raise ValueError(f"stream {self.name!r}: candidate {names[int(bad[0])]!r} contains NaN or infinite "
+                             "values; drop or impute them before selection")
+        return TermBlock(self.name, names, block)
 
 
 class CandidateNames:

@@ -74,12 +74,10 @@ class TermBlock:
 
     def tail(self, start: int) -> "TermBlock":
         """The candidates from position ``start`` on."""
-        b = self.block
-        col0 = int(b.starts[start]) if start < len(self) else b.values.shape[1]
         return TermBlock(
             self.stream,
             self.names[start:],
-            CandidateBlock(b.values[:, col0:], b.widths[start:]),
+            self.block.tail(start),
             None if self.columns is None else self.columns[start:],
             None if self.specs is None else self.specs[start:],
             self.pass_no,

@@ -1,7 +1,8 @@
 """Streams from what :func:`streamreg.select` is given: arrays, DataFrames, iterables, Streams.
 
-Every candidate is checked on the way in (numeric, finite, named once), so the search
-never meets a value it cannot score or a name that clashes with the response.
+Every candidate is checked on the way in (numeric, named once), so the search never meets
+a name that clashes with the response; NaN and infinite values are refused by the stream
+as each block is read (from the column norms the scoring needs anyway).
 """
 from __future__ import annotations
 
@@ -36,8 +37,6 @@ def as_streams(streams, n: int, reserved: Mapping[str, str] | None = None) -> li
     for name, s in items:
         out.append(_one_stream(name, s, n, len(items) > 1, book))
         _claim_names(out[-1], book)
-        if isinstance(out[-1], MatrixStream):
-            _check_finite(out[-1])
     return out
 
 
@@ -95,23 +94,6 @@ def _numeric_array(arr: np.ndarray, what: str) -> np.ndarray:
         return arr.astype(float)
     except (TypeError, ValueError):
         raise ValueError(f"{what} is not numeric (dtype {arr.dtype}); array streams take numeric columns") from None
-
-
-def _check_finite(stream: MatrixStream) -> None:
-    """Refuse NaN or infinite candidates before the search (which would warn, then fail, on them).
-
-    Read in column chunks of about a million values, so the check needs no copy of the
-    matrix.
-    """
-    values = stream.values
-    step = max(1, (1 << 20) // max(values.shape[0], 1))
-    for start in range(0, values.shape[1], step):
-        chunk = np.asarray(values[:, start:start + step], dtype=float)
-        bad = np.flatnonzero(~np.isfinite(chunk).all(axis=0))
-        if bad.size:
-            name = stream.names[start + int(bad[0])]
-            raise ValueError(f"stream {stream.name!r}: candidate {name!r} contains NaN or infinite values; "
-                             "drop or impute them before selection")
 
 
 def _claim_names(stream: Stream, book: CandidateNames) -> None:
