@@ -52,6 +52,8 @@ class TestOutcomes:
     log_sf: LogSF = field(repr=False)
     critical: Critical | None = field(default=None, repr=False)
     _log_p: np.ndarray | None = field(default=None, repr=False)
+    #: True for stand-in outcomes of candidates that were not scored
+    placeholder: bool = field(default=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.statistic)
@@ -89,6 +91,25 @@ class TestOutcomes:
         if idx.size:
             out[idx] = self.log_sf(self.statistic[idx], self.df[idx], self.df_resid[idx])
         return out
+
+    @classmethod
+    def concatenate(cls, parts: list["TestOutcomes"]) -> "TestOutcomes":
+        """The outcomes of several blocks scored against the same model, end to end.
+
+        Parts marked ``placeholder`` (candidates not scored) yield to the others for the
+        reference law and critical values.  Explicit log-p values (tests whose p-value is not
+        the reference law's, e.g. the Gaussian ``test="paper"``) are kept when every part has
+        them; otherwise they are computed on demand.
+        """
+        if len(parts) == 1:
+            return parts[0]
+        first = next((p for p in parts if not p.placeholder), parts[0])
+        log_p = None
+        if all(p._log_p is not None for p in parts):
+            log_p = np.concatenate([p._log_p for p in parts])
+        return cls(np.concatenate([p.statistic for p in parts]), np.concatenate([p.df for p in parts]),
+                   np.concatenate([p.df_resid for p in parts]), np.concatenate([p.llr for p in parts]),
+                   first.log_sf, first.critical, log_p)
 
     def take(self, index) -> "TestOutcomes":
         """The outcomes of a subset of the candidates (numpy indexing)."""

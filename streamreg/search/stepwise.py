@@ -32,9 +32,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..models.base import REFUSAL_REASONS, TESTED, CandidateBlock
+from ..models.base import COLLINEAR, REFUSAL_REASONS, TESTED
 from ..models.gaussian import GaussianState
 from ..models.glm import GLMState
+from ..outcomes import TestOutcomes
 from ..policies.penalties import AIC, BIC, RIC, FixedPenalty
 from ..streams.base import AcceptedTerm, Stream, TermBlock
 from .streamwise import SearchResult
@@ -178,7 +179,10 @@ class Stepwise:
                     f"RIC needs the number of candidates m, and stream(s) {unknown} have no known length; "
                     "pass m=... (e.g. method='stepwise-ric', m=10000)")
         t0 = time.monotonic()
-        blocks = collect_blocks(streams, block_size, self.max_candidates)
+        # every step scores all blocks: read them about 8 MB at a time (views of array
+        # streams; the block size never changes the decisions)
+        read_size = max(block_size, (8 << 20) // max(8 * state.n, 1))
+        blocks = collect_blocks(streams, read_size, self.max_candidates)
         if not blocks:
             raise ValueError("the streams hold no candidate term")
         cands = _Candidates(blocks)
@@ -253,29 +257,51 @@ class Stepwise:
 
 
 class _Candidates:
-    """All candidate terms stacked in one matrix, with per-term column ranges."""
+    """All candidate terms, kept as the blocks the streams handed out.
+
+    The blocks are views of the user's matrix (never stacked into one copy), and each
+    keeps its column norms from the first step on, so a step is one pass ``[Q r]'B``
+    over the candidates, as in a plain forward search.
+    """
 
     def __init__(self, blocks: list[TermBlock]):
-        self.values = np.concatenate([b.block.values for b in blocks], axis=1)
-        self.widths = np.concatenate([b.block.widths for b in blocks]).astype(int)
-        self.starts = np.concatenate(([0], np.cumsum(self.widths)[:-1])).astype(int)
+        self.blocks = [b.block for b in blocks]
+        self.offsets = np.concatenate(([0], np.cumsum([len(b) for b in blocks]))).astype(int)
         self.names = [n for b in blocks for n in b.names]
         self.streams = [b.stream for b in blocks for _ in b.names]
         self.columns = [b.column_names(j) for b in blocks for j in range(len(b))]
         self.specs = [b.spec(j) for b in blocks for j in range(len(b))]
-        self.single = bool((self.widths == 1).all())
 
     def __len__(self) -> int:
         return len(self.names)
 
     def term(self, j: int) -> np.ndarray:
-        return self.values[:, self.starts[j] : self.starts[j] + self.widths[j]]
+        b = int(np.searchsorted(self.offsets, j, side="right")) - 1
+        return self.blocks[b].term(j - int(self.offsets[b]))
 
-    def block(self, idx: np.ndarray) -> CandidateBlock:
-        if self.single:
-            return CandidateBlock(self.values[:, idx], self.widths[idx])
-        cols = np.concatenate([np.arange(self.starts[j], self.starts[j] + self.widths[j]) for j in idx])
-        return CandidateBlock(self.values[:, cols], self.widths[idx])
+    def score(self, state, available: np.ndarray) -> tuple[TestOutcomes, np.ndarray]:
+        """Outcomes and skip codes of every candidate against ``state``, block by block.
+
+        Blocks with no available candidate are not scored; their entries are skipped
+        (code ``COLLINEAR``, never chosen).
+        """
+        parts, codes = [], []
+        for b, block in enumerate(self.blocks):
+            lo, hi = self.offsets[b], self.offsets[b + 1]
+            if available[lo:hi].any():
+                out, code = state.score_block(block)
+            else:
+                out, code = _skipped(len(block), block.widths), np.full(len(block), COLLINEAR, dtype=np.int8)
+            parts.append(out)
+            codes.append(code)
+        return TestOutcomes.concatenate(parts), np.concatenate(codes)
+
+
+def _skipped(m: int, widths: np.ndarray) -> TestOutcomes:
+    """Placeholder outcomes for candidates that are not scored at this step."""
+    zero = np.zeros(m)
+    return TestOutcomes(zero, widths.astype(int), np.ones(m), zero, lambda s, d, r: np.zeros(len(s)),
+                        _log_p=zero, placeholder=True)
 
 
 def _loglik(state) -> float:
@@ -303,7 +329,8 @@ class _StepwiseRun:
         idx = np.flatnonzero(self.available)
         if idx.size == 0:
             return None
-        out, codes = self.state.score_block(self.cands.block(idx))
+        out, codes = self.cands.score(self.state, self.available)
+        out, codes = out.take(idx), codes[idx]
         self.n_tests += int(idx.size)
         ok = codes == TESTED
         if not ok.any():
