@@ -228,9 +228,9 @@ class Stepwise:
         accepted, rows = [], []
         for order, j in enumerate(run.in_model, start=1):
             info = run.entry[j]
-            accepted.append(AcceptedTerm(name=c.names[j], stream=c.streams[j], values=c.term(j).copy(),
-                                         columns=c.columns[j], spec=c.specs[j]))
-            rows.append({"order": order, "term": c.names[j], "stream": c.streams[j], "test": info["step"],
+            term = c.accepted_term(j)
+            accepted.append(term)
+            rows.append({"order": order, "term": term.name, "stream": term.stream, "test": info["step"],
                          "stream_test": info["step"], "statistic": info["llr"], "df": info["df"],
                          "pvalue": info["pvalue"], "level": info["level"], "wealth": np.nan})
         selected = pd.DataFrame(rows, columns=["order", "term", "stream", "test", "stream_test", "statistic",
@@ -238,7 +238,7 @@ class Stepwise:
         names = [s.name for s in streams]
         per_stream = pd.DataFrame({
             "stream": names,
-            "tested": [int(np.sum(np.asarray(c.streams) == n)) for n in names],
+            "tested": [c.count(n) for n in names],
             "selected": [sum(t.stream == n for t in accepted) for n in names],
             "final_wealth": [np.nan] * len(names),
         }).set_index("stream")
@@ -265,19 +265,36 @@ class _Candidates:
     """
 
     def __init__(self, blocks: list[TermBlock]):
+        self.term_blocks = blocks  # names and specs are looked up only for the few reported terms
         self.blocks = [b.block for b in blocks]
         self.offsets = np.concatenate(([0], np.cumsum([len(b) for b in blocks]))).astype(int)
-        self.names = [n for b in blocks for n in b.names]
-        self.streams = [b.stream for b in blocks for _ in b.names]
-        self.columns = [b.column_names(j) for b in blocks for j in range(len(b))]
-        self.specs = [b.spec(j) for b in blocks for j in range(len(b))]
 
     def __len__(self) -> int:
-        return len(self.names)
+        return int(self.offsets[-1])
+
+    def _locate(self, j: int) -> tuple[TermBlock, int]:
+        b = int(np.searchsorted(self.offsets, j, side="right")) - 1
+        return self.term_blocks[b], j - int(self.offsets[b])
 
     def term(self, j: int) -> np.ndarray:
-        b = int(np.searchsorted(self.offsets, j, side="right")) - 1
-        return self.blocks[b].term(j - int(self.offsets[b]))
+        block, i = self._locate(j)
+        return block.block.term(i)
+
+    def name(self, j: int) -> str:
+        block, i = self._locate(j)
+        return block.names[i]
+
+    def stream(self, j: int) -> str:
+        return self._locate(j)[0].stream
+
+    def accepted_term(self, j: int) -> AcceptedTerm:
+        block, i = self._locate(j)
+        return AcceptedTerm(name=block.names[i], stream=block.stream, values=block.block.term(i).copy(),
+                            columns=block.column_names(i), spec=block.spec(i))
+
+    def count(self, stream: str) -> int:
+        """Candidates read from ``stream``."""
+        return sum(len(b) for b in self.term_blocks if b.stream == stream)
 
     def score(self, state, available: np.ndarray) -> tuple[TestOutcomes, np.ndarray]:
         """Outcomes and skip codes of every candidate against ``state``, block by block.
@@ -360,7 +377,7 @@ class _StepwiseRun:
         k = int(np.argmax(gain))  # first maximum: the earliest candidate on ties
         if not np.isfinite(gain[k]):
             return None
-        log_p = float(out.log_p[k]) if exact else float("nan")
+        log_p = float(out.take([k]).log_p[0]) if exact else float("nan")  # one p-value, not all
         info = {"llr": float(llr[k]), "df": int(df[k]), "pvalue": math.exp(log_p) if log_p == log_p else np.nan}
         return int(idx[k]), float(gain[k]), info
 
@@ -427,7 +444,7 @@ class _StepwiseRun:
     def record(self, j, info, gain, status, step, policy, gain_of_move=None) -> None:
         c = self.cands
         self.rows.append({
-            "test": step, "stream": c.streams[j], "stream_test": step, "term": c.names[j],
+            "test": step, "stream": c.stream(j), "stream_test": step, "term": c.name(j),
             "statistic": info["llr"], "df": info["df"], "pvalue": info.get("pvalue", np.nan),
             "level": self._level(info["df"], policy), "wealth": np.nan, "status": status,
             "accepted": status == ADDED, "pass": step,

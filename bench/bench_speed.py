@@ -1,0 +1,202 @@
+"""Speed of the main path against plain numpy, side by side in one run (issue "Speed of the main path").
+
+Paper 000's synthetic problem (n = 100, 4 true features with coefficient 1, noise sd 0.1,
+independent N(0, 1) features), one BLAS thread.  Each table prints streamreg's time, the
+peer's time measured in the same process a moment before or after, and their ratio:
+
+1. ``select()`` in memory at m = 1e6 against the one-pass floor ``X.T @ r``, with the
+   cost of the two memory passes any exact scorer needs (``[Q r]' X`` and the column
+   norms) measured on the same matrix;
+2. lazy streams at m = 1e6: ``select()`` on the synthetic stream and on a
+   ``(name, column)`` generator against the time to generate the same columns;
+3. fixed costs: ``select()`` at m = 1e3 against a plain numpy forward search;
+4. ``method="stepwise-ric"`` at m = 1e5 and 1e6 against a plain numpy forward search
+   with the same criterion (``n log(RSS0/RSS1) > 2 log m``), and whether the terms agree.
+
+The formula path (item 1) and memory (item 5) have their own scripts:
+``bench_formula.py`` and ``bench_memory.py``.
+
+Usage:  python bench/bench_speed.py [--quick] [--repeat 3]
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import math  # noqa: E402
+import time  # noqa: E402
+from typing import Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from scipy import special  # noqa: E402
+
+import streamreg as sr  # noqa: E402
+from streamreg.datasets.synthetic import SyntheticStream  # noqa: E402
+
+
+def best_of(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
+    """Smallest wall time over ``repeat`` runs, and the last run's value."""
+    best, value = math.inf, None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        value = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, value
+
+
+def numpy_forward(y: np.ndarray, x: np.ndarray, enters: Callable[[float, float, int], bool]) -> list[int]:
+    """Plain forward selection: each step one pass ``[Q r]' X`` over all columns.
+
+    ``enters(rss, rss1, k)`` decides whether the best column (largest RSS drop) enters a
+    model with ``k`` columns.  Column norms are computed once.
+    """
+    n = len(y)
+    norms = np.einsum("ij,ij->j", x, x)
+    q = np.full((n, 1), 1.0 / math.sqrt(n))
+    r = y - y.mean()
+    chosen: list[int] = []
+    while True:
+        g = np.vstack([q.T, r]) @ x
+        d2 = norms - np.einsum("ij,ij->j", g[:-1], g[:-1])
+        ok = d2 > 1e-14 * norms
+        gain = np.where(ok, g[-1] ** 2 / np.where(ok, d2, 1.0), 0.0)
+        gain[chosen] = 0.0
+        j = int(np.argmax(gain))
+        rss = float(r @ r)
+        if not enters(rss, rss - gain[j], q.shape[1]):
+            return chosen
+        v = x[:, j] - q @ (q.T @ x[:, j])
+        v -= q @ (q.T @ v)
+        v /= np.linalg.norm(v)
+        q = np.column_stack([q, v])
+        r = r - v * (v @ r)
+        chosen.append(j)
+
+
+def bonferroni(n: int, m: int, alpha: float = 0.05) -> Callable[[float, float, int], bool]:
+    def enters(rss: float, rss1: float, k: int) -> bool:
+        dfr = n - k - 1
+        t2 = (rss - rss1) / (rss1 / dfr)
+        return 2.0 * special.stdtr(dfr, -math.sqrt(t2)) < alpha / m
+    return enters
+
+
+def ric(n: int, m: int) -> Callable[[float, float, int], bool]:
+    return lambda rss, rss1, k: n * math.log(rss / rss1) > 2.0 * math.log(m)
+
+
+def problem(m: int, seed: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    sim = sr.datasets.make_synthetic(n=100, m=m, seed=seed)
+    x = np.ascontiguousarray(sim.data.drop(columns="y").to_numpy())
+    return sim.y, x, sim.true_features
+
+
+def terms(idx: list[int]) -> list[str]:
+    """Column positions as the synthetic problem's names (x1, x2, ...)."""
+    return [f"x{j + 1}" for j in idx]
+
+
+def selected(fit) -> list[str]:
+    """A fit's terms as the synthetic problem's names (array columns are named x0, x1, ...)."""
+    return terms([int(t[1:]) for t in fit.selected_terms])
+
+
+def scoring_floor(m: int, seed: int, repeat: int) -> pd.DataFrame:
+    y, x, truth = problem(m, seed)
+    r = y - y.mean()
+    floor, _ = best_of(lambda: x.T @ r, repeat)
+    rows = [{"what": "one-pass floor X'r", "seconds": floor}]
+    for k in (1, 5):  # the model's columns before and after the four true features enter
+        qr = np.column_stack([np.linalg.qr(np.random.default_rng(k).standard_normal((len(y), k)))[0], r])
+        secs, _ = best_of(lambda: qr.T @ x, repeat)
+        rows.append({"what": f"  [Q r]'X with k = {k} (BLAS GEMM, one pass)", "seconds": secs})
+    secs, _ = best_of(lambda: np.einsum("ij,ij->j", x, x), repeat)
+    rows.append({"what": "  column norms (einsum, one pass)", "seconds": secs})
+    for history in ("full", "none"):
+        for block in (512, 4096):
+            secs, fit = best_of(lambda: sr.select(y, x, block_size=block, history=history), repeat)
+            tp = len(set(truth) & set(selected(fit)))
+            rows.append({"what": f"select(), history={history!r}, block_size={block}", "seconds": secs,
+                         "selected": len(fit.selected_terms), "TP": tp})
+    out = pd.DataFrame(rows)
+    out["x floor"] = out["seconds"] / floor
+    return out
+
+
+def lazy(m: int, seed: int, repeat: int) -> pd.DataFrame:
+    sim = sr.datasets.make_synthetic(n=100, m=m, seed=seed, lazy=True)
+
+    def generate_blocks():
+        s = SyntheticStream(100, m, seed)
+        while s.take(4096) is not None:
+            pass
+
+    def generate_items():
+        for _ in SyntheticStream(100, m, seed):
+            pass
+
+    rows = []
+    gen, _ = best_of(generate_blocks, repeat)
+    sel, fit = best_of(lambda: sr.select(sim.y, SyntheticStream(100, m, seed), block_size=4096), repeat)
+    rows.append({"stream": f"synthetic stream (blocks), m = {m:,}", "generate s": gen, "select s": sel,
+                 "ratio": sel / gen, "selected": len(fit.selected_terms)})
+    gen, _ = best_of(generate_items, repeat)
+    sel, fit = best_of(lambda: sr.select(sim.y, iter(SyntheticStream(100, m, seed)), block_size=4096,
+                                             max_tests=math.inf), repeat)
+    rows.append({"stream": f"(name, column) generator, m = {m:,}", "generate s": gen, "select s": sel,
+                 "ratio": sel / gen, "selected": len(fit.selected_terms)})
+    return pd.DataFrame(rows)
+
+
+def small(m: int, seeds: range, repeat: int) -> pd.DataFrame:
+    rows = []
+    for seed in seeds:
+        y, x, truth = problem(m, seed)
+        t_np, idx = best_of(lambda: numpy_forward(y, x, bonferroni(len(y), m)), repeat)
+        t_sr, fit = best_of(lambda: sr.select(y, x), repeat)
+        rows.append({"seed": seed, "numpy forward-Bonferroni ms": 1e3 * t_np, "select() ms": 1e3 * t_sr,
+                     "ratio": t_sr / t_np, "numpy terms": ",".join(terms(idx)),
+                     "select() terms": ",".join(selected(fit))})
+    return pd.DataFrame(rows)
+
+
+def stepwise(ms: list[int], seed: int, repeat: int) -> pd.DataFrame:
+    rows = []
+    for m in ms:
+        y, x, truth = problem(m, seed)
+        t_np, idx = best_of(lambda: numpy_forward(y, x, ric(len(y), m)), repeat)
+        t_sr, fit = best_of(lambda: sr.select(y, x, method="stepwise-ric"), repeat)
+        same = sorted(terms(idx)) == sorted(selected(fit))
+        rows.append({"m": m, "numpy forward-RIC s": t_np, "stepwise-ric s": t_sr, "ratio": t_sr / t_np,
+                     "selected": len(fit.selected_terms), "same terms": same})
+    return pd.DataFrame(rows)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="m = 1e5 instead of 1e6, fewer seeds")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per timing (the best is kept)")
+    args = ap.parse_args()
+    big = 100_000 if args.quick else 1_000_000
+    pd.set_option("display.width", 200)
+    pd.set_option("display.max_colwidth", 60)
+    print(f"== 1. select() in memory at m = {big:,} against the one-pass floor ==")
+    print(scoring_floor(big, seed=1, repeat=args.repeat).to_string(index=False, float_format="%.4g"))
+    print(f"\n== 2. lazy streams at m = {big:,} against generating the same columns ==")
+    print(lazy(big, seed=2, repeat=args.repeat).to_string(index=False, float_format="%.4g"))
+    print("\n== 3. fixed costs: select() at m = 1,000 against a plain numpy forward search ==")
+    tab = small(1000, range(3 if args.quick else 10), repeat=max(args.repeat, 5))
+    print(tab.to_string(index=False, float_format="%.4g"))
+    print(f"median ratio {tab['ratio'].median():.3g}")
+    print("\n== 4. stepwise-ric against a plain numpy forward search with the same criterion ==")
+    print(stepwise([100_000] if args.quick else [100_000, 1_000_000], seed=3, repeat=args.repeat)
+          .to_string(index=False, float_format="%.4g"))
+
+
+if __name__ == "__main__":
+    main()
