@@ -15,18 +15,20 @@ from .api import RefitWarning, select, streamreg
 from .formula import FormulaError
 from .policies import AlphaInvesting, InformationInvesting, Policy
 from .results import StreamRegResults
+from .streams.registry import register_stream_class
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "RefitWarning",
-    "streamreg",
-    "select",
-    "StreamRegResults",
-    "FormulaError",
     "AlphaInvesting",
+    "FormulaError",
     "InformationInvesting",
     "Policy",
+    "RefitWarning",
+    "StreamRegResults",
     "datasets",
     "policies",
+    "register_stream_class",
+    "select",
+    "streamreg",
 ]

@@ -2,32 +2,37 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
-from .formula.design import build_design, check_fixed, check_fixed_columns, design_matrix, term_name
-from .models import is_ols, make_state
+from .formula.checks import check_fixed_columns
+from .formula.design import build_design, check_fixed, design_matrix, term_name
+from .formula.namespace import called_functions
+from .formula.terms import selected_rhs
+from .models import make_state
 from .options import check_options, check_response, require_stopping_rule
 from .policies import Policy
-from .results import StreamRegResults
-from .results.refit import RefitWarning, refit
+from .results import (
+    SelectedModel,
+    SelectionRecord,
+    StreamRegResults,
+    describe_test,
+    fit_selected,
+)
+from .results.refit import RefitWarning
 from .search import streamwise_search
 from .search.methods import run_search_method
 from .streams.arrays import MatrixStream
-from .streams.inputs import as_streams, known_length
 from .streams.base import Stream
+from .streams.inputs import as_streams, known_length
 from .streams.ordering import candidate_order, order_uses_y
 from .streams.passes import arrange_streams
 
-_TEST_TEXT = {
-    "t": "partial t (F for multi-column terms)",
-    "paper": "paper 000 code: p = exp(-dRSS / (2 RSS0 / n))",
-    "score": "score (Rao) chi-square",
-    "lr": "likelihood ratio chi-square",
-}
+__all__ = ["RefitWarning", "select", "split_rows", "streamreg"]
 
 
 def streamreg(
@@ -102,9 +107,12 @@ def streamreg(
         rows, the summary says so and ``plot_pvalues()`` is unavailable.  Streamwise
         policies only: stepwise, grafting and BP-SFS refuse ``"none"``.
     functions : mapping, optional
-        Callables usable by name in the formula: ``transform(x*, fn=name)`` (an
-        ``n x p`` array in, same shape out) and ``order=name`` (candidate matrix in, one
-        score per column out, largest first; it never sees the response).
+        Callables usable by name in the formula: in any term, fixed or candidate
+        (``y ~ cube(age) + stream(x*, cube(dose))``), in ``transform(x*, fn=name)`` and in
+        the refit and ``predict`` (an ``n x p`` float array in, same shape out); and as
+        ``order=name`` (candidate matrix in, one score per column out, largest first; it
+        never sees the response).  Results keep the functions their terms call, so they
+        pickle when those do.
 
     Generated classes may be added to the formula beside ``stream()``:
     ``interactions(streams..., kind=(1, 2), degree=2)``, ``pca(globs..., k=50)``,
@@ -129,7 +137,7 @@ def streamreg(
                          max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
                          missing=missing, multistream=multistream, passes=passes, functions=functions,
                          validate=validate, history=history, method_options=method_options, entry="streamreg")
-    fam, fam_name, kind, policy = opts.family, opts.family_name, opts.kind, opts.method
+    fam, kind, policy = opts.family, opts.kind, opts.method
     if kind == "search" and opts.passes != 1:
         raise ValueError(f"passes= applies to streamwise policies, not to method {method!r}")
     if not isinstance(data, pd.DataFrame):  # before the split, which indexes the frame
@@ -150,14 +158,17 @@ def streamreg(
         streams = arrange_streams(design.streams, multistream=opts.multistream, passes=opts.passes)
         search = streamwise_search(state, streams, policy, **opts.limits(), verbose=opts.verbose,
                                    history=opts.history)
-    # an RBF-grafted feature enters the refit as its basis columns (patsy expressions)
-    rhs = " + ".join([design.parsed.fixed] + [r for t in search.accepted for r in t.extra.get("rhs", [t.name])])
+    rhs = selected_rhs(design.parsed.fixed, search.accepted)  # the formula layer writes the selected terms
     train, y, validation = design.frame, design.y, None
     if held is not None:
         train, y, validation = _held_out(held, design, len(design.frame))
-    return _finish(search, rhs, design.response_label, design.response_name, train, y, fam, fam_name,
-                   policy, state, design.success_level, design.n_dropped, formula,
-                   derived=design.derived, y_ordered=design.y_ordered, validation=validation)
+    model = SelectedModel(rhs=rhs, response_label=design.response_label, response_name=design.response_name,
+                          train=train, y=y, family=fam, derived=design.derived,
+                          functions=called_functions(rhs, design.functions))
+    selection = SelectionRecord(search=search, policy=policy, test_description=describe_test(search, state),
+                                formula=formula, success_level=design.success_level, n_dropped=design.n_dropped,
+                                y_ordered=tuple(design.y_ordered or ()), validation=validation)
+    return fit_selected(model, selection)
 
 
 def split_rows(data: pd.DataFrame, validate, seed) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -165,7 +176,7 @@ def split_rows(data: pd.DataFrame, validate, seed) -> tuple[pd.DataFrame, pd.Dat
     if isinstance(validate, float):
         if not 0 < validate < 1:
             raise ValueError(f"validate as a fraction must lie in (0, 1), got {validate!r}")
-        n_held = int(round(validate * len(data)))
+        n_held = round(validate * len(data))
         pick = np.random.default_rng(seed).choice(len(data), size=n_held, replace=False)
         mask = np.zeros(len(data), dtype=bool)
         mask[pick] = True
@@ -262,7 +273,7 @@ def select(
                          max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
                          intercept=intercept, order=order, history=history, method_options=method_options,
                          entry="select")
-    fam, fam_name, kind, policy = opts.family, opts.family_name, opts.kind, opts.method
+    fam, kind, policy = opts.family, opts.kind, opts.method
     yname, yv = _response_vector(y, fam)
     n = len(yv)
     frame = _fixed_frame(fixed, yname, yv)
@@ -287,9 +298,11 @@ def select(
         search = streamwise_search(state, stream_objs, policy, **opts.limits(), verbose=opts.verbose,
                                    history=opts.history)
     frame, names = _add_selected(search.accepted, frame, reserved)
-    rhs = " + ".join([fixed_rhs] + names)
-    return _finish(search, rhs, term_name(yname), yname, frame, yv, fam, fam_name, policy, state, None, 0, None,
-                   y_ordered=y_ordered)
+    model = SelectedModel(rhs=" + ".join([fixed_rhs] + names), response_label=term_name(yname),
+                          response_name=yname, train=frame, y=yv, family=fam)
+    selection = SelectionRecord(search=search, policy=policy, test_description=describe_test(search, state),
+                                y_ordered=tuple(y_ordered))
+    return fit_selected(model, selection)
 
 
 def _response_vector(y, family) -> tuple[str, np.ndarray]:
@@ -408,30 +421,12 @@ def _apply_order(streams: list[Stream], order, y: np.ndarray, seed) -> list[str]
     uses_y = order_uses_y(order)
     ordered = []
     for s in streams:
-        if not isinstance(s, MatrixStream):
-            raise ValueError(f"order= applies to array and DataFrame streams; stream {s.name!r} is a generator")
+        if not isinstance(s, MatrixStream):  # ValueError as always: a wrong option value, not a wrong type
+            raise ValueError(  # noqa: TRY004
+                f"order= applies to array and DataFrame streams; stream {s.name!r} is a generator")
         s.order = candidate_order(np.asarray(s.values, dtype=float), order, y=y if uses_y else None,
                                   seed=seed, what=f"stream {s.name!r}")
         if uses_y:
             ordered.append(s.name)
     return ordered
 
-
-def _finish(search, rhs, response_label, response_name, train, y, fam, fam_name, policy, state,
-            success_level, n_dropped, formula, derived=None, y_ordered=None, validation=None) -> StreamRegResults:
-    x = design_matrix(rhs, train, train, derived)
-    yser = pd.Series(y, index=x.index, name=response_name)
-    fit, refit_warnings = refit(yser, x, fam)
-    if is_ols(fam):
-        fam_name = "gaussian"
-    if refit_warnings:
-        warnings.warn("the refit of the selected terms is unreliable: " + "; ".join(refit_warnings)
-                      + " (see summary())", RefitWarning, stacklevel=3)
-    return StreamRegResults(refit_warnings=refit_warnings, 
-        search=search, fit=fit, rhs=rhs, response_label=response_label, response_name=response_name,
-        train=train, family=fam, family_name=fam_name, policy=policy,
-        test_description=getattr(search, "test_description", "")
-        or _TEST_TEXT.get(getattr(state, "test", ""), str(getattr(state, "test", ""))),
-        success_level=success_level, n_dropped=n_dropped, formula=formula,
-        derived=derived, y_ordered=y_ordered, validation=validation,
-    )

@@ -1,10 +1,12 @@
-"""Column names as formula terms: quoting unusual names, and name tables for wide frames.
+"""Column names and formula terms: quoting unusual names, name tables for wide frames, and
+the data columns an expression refers to.
 
 A frame of a million columns is matched and named without a Python object per column:
 names live in one byte buffer, and plain identifiers pass through unchanged.
 """
 from __future__ import annotations
 
+import ast
 import builtins
 import fnmatch
 import keyword
@@ -12,6 +14,8 @@ import re
 
 import numpy as np
 import patsy
+
+from .parse import FormulaError
 
 #: names a formula may use beside the data columns: np and patsy's built-ins (contrasts too,
 #: so that ``C(g, Sum)`` reads as in patsy)
@@ -152,3 +156,74 @@ def _as_slice(positions: np.ndarray):
             len(positions) < 2 or bool((np.diff(positions) == 1).all())):
         return slice(int(positions[0]), int(positions[-1]) + 1)
     return positions
+
+
+# -- the data columns an expression refers to ------------------------------------------------
+
+def variables(expression: str, columns) -> set[str]:
+    """Data columns an expression refers to (bare names and Q('...') arguments)."""
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError:
+        return {c for c in columns if c in expression}
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in columns:
+            found.add(node.id)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "Q"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value in columns
+        ):
+            found.add(node.args[0].value)
+    return found
+
+
+def rhs_variables(rhs: str, columns) -> set[str]:
+    """Data columns the patsy right-hand side ``rhs`` refers to."""
+    try:
+        desc = patsy.ModelDesc.from_formula("0 + " + rhs if rhs.strip() else "0")
+    except patsy.PatsyError as exc:
+        raise FormulaError(f"patsy cannot read the fixed terms {rhs!r}: {exc}") from None
+    found = set()
+    for term in desc.rhs_termlist:
+        for factor in term.factors:
+            found |= variables(factor.name(), columns)
+    return found
+
+
+def unknown_names(rhs: str, colset) -> set[str]:
+    """Bare names in the fixed terms that are neither data columns nor known functions.
+
+    Called names are left to the evaluation, which knows ``functions=``.
+    """
+    unknown: set[str] = set()
+    try:
+        desc = patsy.ModelDesc.from_formula("0 + " + rhs)
+    except patsy.PatsyError:
+        return unknown
+    for term in desc.rhs_termlist:
+        for factor in term.factors:
+            try:
+                tree = ast.parse(factor.name(), mode="eval")
+            except SyntaxError:
+                continue
+            called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+            unknown |= {node.id for node in ast.walk(tree)
+                        if isinstance(node, ast.Name) and node.id not in colset and node.id not in called
+                        and node.id not in _PATSY_NAMES and not hasattr(builtins, node.id)}
+    return unknown
+
+
+def names_in(expression: str) -> set[str]:
+    """Bare names of an expression that are neither called nor have attributes taken."""
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError:
+        return set()
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    attrs = {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - called - attrs

@@ -5,17 +5,23 @@ columns, ``np`` (element-wise functions only), ``functions=`` and patsy's functi
 never the caller's variables or Python's builtins.  ``parse.py`` refuses dunders and
 attributes early; :func:`_check_evaluated` repeats the attribute rule on the code patsy
 actually runs.
+
+The namespace is the same for every term: fixed terms, stream candidates, generated
+classes, interactions and the refit of the selected model (on the training rows and on
+new data) all call ``functions=`` through :func:`term_functions`.
 """
 from __future__ import annotations
 
 import ast
 import builtins
+import re
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import patsy
 
+from ..streams.generated import ColumnFunction
 from .parse import FormulaError
-
 
 #: numpy beyond its ufuncs that formulas may use (no submodules, file I/O or callbacks)
 _NP_EXTRA = ("where", "clip", "round", "mean", "std", "var", "median", "percentile", "quantile", "cumsum",
@@ -81,7 +87,7 @@ class _FormulaEnvironment(patsy.EvalEnvironment):
         scope = patsy.eval.VarLookupDict([inner] + self._namespaces)
         try:
             # an explicit empty __builtins__: eval() would otherwise insert the real ones
-            return eval(code, {"__builtins__": {}}, scope)  # noqa: S307 (restricted namespace)
+            return eval(code, {"__builtins__": {}}, scope)  # restricted namespace: no builtins
         except NameError as exc:
             raise _unknown_name(exc) from None
 
@@ -89,3 +95,61 @@ class _FormulaEnvironment(patsy.EvalEnvironment):
 def eval_env(functions: dict | None = None) -> _FormulaEnvironment:
     """Formula namespace after the data: np, then functions=, then patsy's functions."""
     return _FormulaEnvironment([{"np": _FORMULA_NP}, dict(functions or {}), _PATSY_FUNCTIONS])
+
+
+def term_functions(functions: Mapping[str, Callable] | None) -> dict[str, Callable]:
+    """``functions=`` as formula terms call them: a float ``n x p`` array in, same shape out.
+
+    Every term sees this one calling convention, the one ``transform(x*, fn=name)`` has
+    always used (:class:`~streamreg.streams.generated.ColumnFunction`), so ``cube(a)`` gives
+    the same numbers as a fixed term, a candidate, a transform and in the refit.  patsy
+    stateful transforms keep their own protocol (patsy looks for it on the object).
+
+    Parameters
+    ----------
+    functions : mapping of str to callable, optional
+        The ``functions=`` of the call.
+
+    Returns
+    -------
+    dict of str to callable
+        The same names, each wrapped once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fns = term_functions({"cube": lambda v: v ** 3})
+    >>> fns["cube"](np.array([1, 2])).tolist()
+    [1.0, 8.0]
+    """
+    out: dict[str, Callable] = {}
+    for name, fn in (functions or {}).items():
+        keep = isinstance(fn, ColumnFunction) or hasattr(fn, "__patsy_stateful_transform__")
+        out[name] = fn if keep else ColumnFunction(fn, name)
+    return out
+
+
+def called_functions(code: str, functions: Mapping[str, Callable]) -> dict[str, Callable]:
+    """The entries of ``functions`` that ``code`` may call: kept by results for new data.
+
+    A textual scan (``name(``), so it may keep a function the code does not call, never miss
+    one; the others stay out of the results, which then pickle whenever the used ones do.
+
+    Parameters
+    ----------
+    code : str
+        Formula code, e.g. the refit's right-hand side.
+    functions : mapping of str to callable
+        The formula's functions.
+
+    Returns
+    -------
+    dict of str to callable
+
+    Examples
+    --------
+    >>> sorted(called_functions("1 + cube(a) + x", {"cube": abs, "square": abs}))
+    ['cube']
+    """
+    called = set(re.findall(r"([A-Za-z_]\w*)\s*\(", code))
+    return {name: fn for name, fn in functions.items() if name in called}

@@ -13,15 +13,29 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-#: functions that introduce candidate streams: ``stream()`` and the generated classes
-#: (``interactions()``, ``pca()``, ``squares()``, ``transform()``, ``clusters()``)
-STREAM_FUNCTIONS = {"stream", "interactions", "pca", "squares", "transform", "clusters"}
-_KEYWORD = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$", re.S)
+# the lexer lives outside formula/ so that streams/ can split term names too; its names
+# are re-exported here (FormulaError is importable from this module)
+from ..lexer import FormulaError, split_top_level
+from ..lexer import scan as _scan
+from ..streams.registry import stream_class_names
+
+__all__ = [
+    "STREAM_FUNCTIONS",
+    "FormulaError",
+    "ParsedFormula",
+    "StreamSpec",
+    "check_attributes",
+    "check_no_dunder",
+    "parse_formula",
+    "parse_stream_call",
+    "split_top_level",
+]
+
+#: functions that introduce candidate streams: ``stream()`` and the generated classes, a
+#: live view of :mod:`streamreg.streams.registry` (classes registered later count)
+STREAM_FUNCTIONS = stream_class_names()
+_KEYWORD = re.compile(r"^\s*([A-Za-z_]\w*)\s*=(?!=)(.*)$", re.DOTALL)
 _GLOB = re.compile(r"^[\w.*?\[\]!]+$")
-
-
-class FormulaError(ValueError):
-    """The formula cannot be read; the message says where and what to do."""
 
 
 @dataclass
@@ -46,46 +60,6 @@ class ParsedFormula:
     fixed: str  # patsy right-hand side, "1" when only streams were given
     streams: list[StreamSpec]
     text: str
-
-
-def _scan(text: str):
-    """Yield (index, char, depth) outside of quotes; raises on unbalanced brackets."""
-    depth, quote, stack = 0, None, []
-    pairs = {")": "(", "]": "[", "}": "{"}
-    for i, ch in enumerate(text):
-        if quote:
-            if ch == quote and text[i - 1] != "\\":
-                quote = None
-            continue
-        if ch in "'\"":
-            quote = ch
-            continue
-        if ch in "([{":
-            stack.append((ch, i))
-            depth += 1
-        elif ch in ")]}":
-            if not stack or stack[-1][0] != pairs[ch]:
-                raise FormulaError(f"unbalanced {ch!r} at position {i} in formula {text!r}")
-            stack.pop()
-            depth -= 1
-        yield i, ch, depth
-    if quote:
-        raise FormulaError(f"unterminated string in formula {text!r}")
-    if stack:
-        ch, i = stack[-1]
-        raise FormulaError(f"unclosed {ch!r} at position {i} in formula {text!r}")
-
-
-def split_top_level(text: str, seps: str) -> list[tuple[str, str]]:
-    """Split at top-level separator characters; returns (separator-before, piece) pairs."""
-    pieces, start, sep = [], 0, ""
-    for i, ch, depth in _scan(text):
-        if depth == 0 and ch in seps:
-            # '**' and comparison-like tokens never occur at top level in a patsy RHS
-            pieces.append((sep, text[start:i]))
-            sep, start = ch, i + 1
-    pieces.append((sep, text[start:]))
-    return pieces
 
 
 # A formula is code (as in R): patsy evaluates its terms as Python.  Evaluation sees only
@@ -197,7 +171,32 @@ def parse_stream_call(item: str, function: str) -> StreamSpec:
 
 
 def parse_formula(formula: str) -> ParsedFormula:
-    """Split a streamreg formula into response, fixed patsy part and stream items."""
+    """Split a streamreg formula into response, fixed patsy part and stream items.
+
+    An item is a stream item when it calls a function of the stream-class registry
+    (:mod:`streamreg.streams.registry`) at top level; everything else is fixed.
+
+    Parameters
+    ----------
+    formula : str
+        ``response ~ fixed terms + stream(...) + pca(...) + ...``.
+
+    Returns
+    -------
+    ParsedFormula
+
+    Raises
+    ------
+    FormulaError
+        When the formula cannot be read; the message says where.
+
+    Examples
+    --------
+    >>> from streamreg.formula import parse_formula
+    >>> p = parse_formula("y ~ age + stream(x*, order=variance) + pca(z*, k=3)")
+    >>> p.response, p.fixed, [(s.function, s.globs, s.options) for s in p.streams]
+    ('y', 'age', [('stream', ['x*'], {'order': 'variance'}), ('pca', ['z*'], {'k': 3})])
+    """
     if not isinstance(formula, str):
         raise FormulaError(f"the formula must be a string, got {type(formula).__name__}")
     list(_scan(formula))  # bracket and quote balance first: the clearest message
@@ -237,8 +236,7 @@ def parse_formula(formula: str) -> ParsedFormula:
             "e.g. 'y ~ age + stream(x*)' (use statsmodels.formula.api for a fixed model)"
         )
     fixed_text = " ".join(fixed).strip()
-    if fixed_text.startswith("+ "):
-        fixed_text = fixed_text[2:]
+    fixed_text = fixed_text.removeprefix("+ ")
     if not fixed_text or fixed_text.startswith("-"):
         fixed_text = ("1 " + fixed_text).strip()
     check_attributes(lhs, f"the response {lhs!r}")

@@ -61,9 +61,9 @@ def _out_of_range(fit, columns: list[str]) -> list[str]:
     bad = [c for c, v in zip(columns, var) if not (np.isfinite(v) and v > 0)]
     if not bad:
         return []
-    return [f"the variance of the coefficient of {', '.join(bad)} lies outside floating-point range (a column "
-            "scaled by about 1e150 or more, or 1e-150 or less): its standard error is not reported correctly; "
-            "rescale the column"]
+    return [(f"the variance of the coefficient of {', '.join(bad)} lies outside floating-point range (a column "
+             "scaled by about 1e150 or more, or 1e-150 or less): its standard error is not reported correctly; "
+             "rescale the column")]
 
 
 def _ols(y: pd.Series, x: pd.DataFrame, scales: np.ndarray | None):

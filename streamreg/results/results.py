@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ..formula.design import design_matrix
-from ..search.streamwise import SearchResult
+from ..models import is_ols
 from .summary import add_selection_block
+
+if TYPE_CHECKING:
+    from .selected import SelectedModel, SelectionRecord
 
 
 class StreamRegResults:
@@ -28,37 +32,47 @@ class StreamRegResults:
         ``"full"`` or ``"none"`` (the ``history=`` option of the call).
     selected_formula : str
         A plain formula for the refit, usable with ``statsmodels.formula.api``.
+    family : statsmodels family
+        The family of the search and the refit: Gaussian with identity link is refit by
+        OLS, every other family and link by a GLM.
+
+    Results are built by :func:`~streamreg.results.selected.fit_selected` from the selected
+    model and the record of its selection (keyword-only ``model``, ``selection``, ``fit``
+    and ``refit_warnings``).
     """
 
-    def __init__(self, *, search: SearchResult, fit, rhs: str, response_label: str, response_name: str,
-                 train: pd.DataFrame, family, family_name: str, policy, test_description: str,
-                 success_level=None, n_dropped: int = 0, formula: str | None = None,
-                 derived=None, y_ordered: list[str] | None = None, validation: dict | None = None,
+    def __init__(self, *, model: SelectedModel, selection: SelectionRecord, fit,
                  refit_warnings: list[str] | None = None):
         self.fit = fit
         #: problems statsmodels reported when refitting the selected terms (plain language)
         self.refit_warnings = list(refit_warnings or [])
+        search = selection.search
         self.search = search
         self.selected = search.selected
         self._history = None  # the search's history as the rule explains it, built on first access
         self.per_stream = search.per_stream
         self.history_mode = getattr(search, "history_mode", "full")
         self.stopped_by = search.stopped_by
-        self.formula = formula
-        self.selected_formula = f"{response_label} ~ {rhs}"
-        self.response_name = response_name
-        self.success_level = success_level
-        self.family = family
-        self.family_name = family_name
-        self.policy = policy
-        self.policy_description = policy.describe()
-        self.test_description = test_description
-        self.n_dropped = n_dropped
-        self._rhs = rhs
-        self._train = train
-        self.validation = validation  # sample-splitting sizes, None when selected and refit on the same rows
-        self._derived = derived  # generated-term state (PCA loadings, transforms) for new data
-        self.order_used_y = list(y_ordered or [])  # streams ordered by a y-dependent score
+        self.formula = selection.formula
+        self.selected_formula = f"{model.response_label} ~ {model.rhs}"
+        self.response_name = model.response_name
+        self.success_level = selection.success_level
+        self.family = model.family  # a statsmodels family object: results branch on it, never on a name
+        self.policy = selection.policy
+        self.policy_description = selection.policy.describe()
+        self.test_description = selection.test_description
+        self.n_dropped = selection.n_dropped
+        self._rhs = model.rhs
+        self._train = model.train
+        self.validation = selection.validation  # sample-splitting sizes, None when selected and refit on the same rows
+        self._derived = model.derived  # generated-term state (PCA loadings, transforms) for new data
+        self._functions = dict(model.functions)  # the formula's functions the terms call
+        self.order_used_y = list(selection.y_ordered)  # streams ordered by a y-dependent score
+
+    @property
+    def family_name(self) -> str:
+        """The family's class name in lower case (``"gaussian"``, ``"binomial"``, ...), for display."""
+        return type(self.family).__name__.lower()
 
     @property
     def history_kept(self) -> bool:
@@ -135,18 +149,22 @@ class StreamRegResults:
                    if c != self.response_name and c not in generated and c not in newdata.columns]
         if missing:
             raise ValueError(f"newdata lacks the column(s) {missing} used by the selected model")
-        return design_matrix(self._rhs, self._train, newdata, self._derived)
+        return self._design(newdata)
+
+    def _design(self, newdata: pd.DataFrame) -> pd.DataFrame:
+        # _functions is missing from results pickled before functions= reached every term
+        return design_matrix(self._rhs, self._train, newdata, self._derived, getattr(self, "_functions", None))
 
     def predict(self, newdata: pd.DataFrame | None = None, *, linear: bool = False) -> pd.Series:
         """Predicted mean (or linear predictor) for ``newdata``; the training rows if None."""
         if newdata is None:
-            x = design_matrix(self._rhs, self._train, self._train, self._derived)
+            x = self._design(self._train)
             index = self._train.index
         else:
             x = self.design(newdata)
             index = x.index
         with np.errstate(over="ignore"):  # exp overflow in the logit inverse saturates to 0/1
-            if self.family_name == "gaussian":
+            if is_ols(self.family):  # OLS: identity link, the mean is the linear predictor
                 pred = np.asarray(self.fit.predict(x.to_numpy()))
             else:
                 pred = np.asarray(self.fit.predict(x.to_numpy(), which="linear" if linear else "mean"))
@@ -205,7 +223,7 @@ class StreamRegResults:
             "selected": len(self.selected),
             "method": self.policy_description,
         }
-        if self.family_name == "gaussian":
+        if is_ols(self.family):  # refit by OLS; every other family (any link) by a GLM
             row["r.squared"] = float(f.rsquared)
             row["sigma"] = math.sqrt(float(f.scale))
         else:

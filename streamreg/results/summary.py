@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import textwrap
 
+import numpy as np
+import statsmodels.api as sm
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
@@ -34,7 +36,7 @@ def selection_facts(res) -> list[tuple[str, str]]:
             facts.append((label, f"{count} (see history)"))
     if res.n_dropped:
         facts.append(("Rows dropped (NaN):", str(res.n_dropped)))
-    if res.success_level is not None and res.family_name == "binomial":
+    if res.success_level is not None and isinstance(res.family, sm.families.Binomial):
         facts.append(("Modelled:", f"P({res.response_name} = {res.success_level!r})"))
     return facts
 
@@ -44,7 +46,7 @@ def stream_rows(res) -> list[list[str]]:
     for name, row in res.per_stream.iterrows():
         w = row["final_wealth"]
         rows.append([str(name), f"{int(row['tested']):,}", str(int(row["selected"])),
-                     "-" if w != w else f"{w:.4g}"])
+                     "-" if np.isnan(w) else f"{w:.4g}"])
     return rows
 
 
@@ -100,11 +102,11 @@ def add_selection_block(summary: Summary, res, width: int = 78) -> Summary:
         rows.append([label, pieces[0]])
         rows.extend(["", piece] for piece in pieces[1:])
     t1 = SimpleTable(rows, title="Streamwise selection",
-                     txt_fmt=dict(colsep="  ", data_aligns="l"))
+                     txt_fmt={"colsep": "  ", "data_aligns": "l"})
     t2 = SimpleTable(stream_rows(res), headers=["stream", "tested", "selected", "final wealth"])
     lines = []
     for note in notes(res):
         lines.extend(textwrap.wrap(note, width=width))
-    t3 = SimpleTable([[line] for line in lines], txt_fmt=dict(data_aligns="l"))
+    t3 = SimpleTable([[line] for line in lines], txt_fmt={"data_aligns": "l"})
     summary.tables[1:1] = [t1, t2, t3]
     return summary

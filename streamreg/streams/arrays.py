@@ -83,6 +83,15 @@ class CandidateNames:
                              "names must be unique across streams")
         self._owner[label] = stream
 
+    def claim_all(self, labels: list[str], stream: str) -> None:
+        """:meth:`claim` for many labels at once; set operations when nothing clashes."""
+        if (len(set(labels)) != len(labels) or self._ranges or not self.reserved.keys().isdisjoint(labels)
+                or not self._owner.keys().isdisjoint(labels)):
+            for label in labels:  # one at a time, for the message that names the clash
+                self.claim(label, stream)
+            return
+        self._owner.update(dict.fromkeys(labels, stream))
+
     def claim_range(self, names: NameRange, stream: str) -> None:
         """Take the generated names ``prefix0, prefix1, ...`` of an array stream."""
         for label, what in self.reserved.items():
@@ -134,19 +143,51 @@ class IterableStream(Stream):
         self.names = names if names is not None else CandidateNames()
 
     def _next_block(self, k: int) -> TermBlock | None:
+        items = list(itertools.islice(self._it, k))
+        if not items:
+            if self.count == 0:
+                raise ValueError(f"stream {self.name!r} is empty: the iterable yielded no candidate")
+            return None
+        fast = self._plain_columns(items)
+        if fast is not None:
+            return fast
         names, cols, widths = [], [], []
-        for item in itertools.islice(self._it, k):
+        for item in items:
             self.count += 1
             label, arr = self._item(item)
             names.append(label)
             cols.append(arr)
             widths.append(arr.shape[1])
-        if not names:
-            if self.count == 0:
-                raise ValueError(f"stream {self.name!r} is empty: the iterable yielded no candidate")
-            return None
         values = np.concatenate(cols, axis=1)
         return TermBlock(self.name, names, CandidateBlock(values, np.asarray(widths)))
+
+    def _plain_columns(self, items: list) -> TermBlock | None:
+        """The block at array speed when every item is a ``(str, 1-D numeric ndarray)`` pair
+        or every item a bare 1-D numeric ndarray, of ``n_obs`` rows; None otherwise.
+
+        The checks of :meth:`_item` then reduce to one type test per item; finiteness is
+        read from the block's column norms.  Anything else takes the per-item path, which
+        names the offending item.
+        """
+        shape = (self.n_obs,)
+        if all(type(it) is tuple and len(it) == 2 and type(it[0]) is str and type(it[1]) is np.ndarray
+               and it[1].shape == shape and it[1].dtype.kind in "biuf" for it in items):
+            labels = [it[0] for it in items]
+            cols = [it[1] for it in items]
+        elif all(type(it) is np.ndarray and it.shape == shape and it.dtype.kind in "biuf" for it in items):
+            labels = [f"{self.name}_{self.count + i + 1}" for i in range(len(items))]
+            cols = items
+        else:
+            return None
+        block = CandidateBlock(np.stack(cols, axis=1).astype(float, copy=False))
+        bad = block.nonfinite_columns()
+        if bad.size:
+            self.count += int(bad[0]) + 1
+            raise ValueError(f"stream {self.name!r}: candidate {labels[int(bad[0])]!r} contains NaN or infinite "
+                             "values; drop or impute them before selection")
+        self.names.claim_all(labels, self.name)
+        self.count += len(items)
+        return TermBlock(self.name, labels, block)
 
     def _expected(self) -> str:
         return f"expected a (name, column) pair or a numeric column of length {self.n_obs}"

@@ -1,5 +1,8 @@
 """Generated feature classes: PCA components, squares, transforms, k-means clusters.
 
+The builders ``squares_streams``, ``transform_streams``, ``pca_streams`` and
+``clusters_streams`` turn one formula item into its streams; :mod:`.registry` names them.
+
 Everything here is computed from the candidate columns alone, never from the response
 (paper 001, section 3.1).  Squares and named transforms are plain patsy expressions
 (``I(x3**2)``, ``np.log(x5)``), so they need no stored state.  PCA components and
@@ -8,15 +11,20 @@ that the results keep and re-apply to new data, so a refit never re-estimates th
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy.cluster.vq import kmeans2
 
+from ..lexer import FormulaError
 from ..models.base import CandidateBlock
 from .base import Stream, TermBlock
+
+if TYPE_CHECKING:
+    from .registry import ClassRequest
 
 #: named transforms: (numpy function, formula template, domain check, domain text)
 NAMED_TRANSFORMS: dict[str, tuple[Callable, str, Callable, str]] = {
@@ -225,3 +233,126 @@ class ColumnsStream(Stream):
         if len(idx) == 0:
             return None
         return TermBlock(self.name, [self.names[i] for i in idx], CandidateBlock(self.compute(idx)))
+
+
+# -- builders of the column classes (registered in .registry) ----------------------------
+def _columns_stream(request: ClassRequest, names: list[str], values: np.ndarray) -> list[Stream]:
+    perm = request.order(values, n=values.shape[1])
+    return [ColumnsStream(request.label, names, lambda idx, v=values: v[:, idx], perm)]
+
+
+def squares_streams(request: ClassRequest) -> list[Stream]:
+    """``squares(x*)``: ``I(x**2)`` of each matched column, one stream.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, streamreg as sr
+    >>> df = pd.DataFrame({"x1": [1., 2, 3, 4, 5, 6], "x2": [2., 1, 0, 1, 2, 2]})
+    >>> df["y"] = df.x2 ** 2 + np.array([.1, -.1, 0, .1, -.1, 0])
+    >>> list(sr.streamreg("y ~ squares(x*)", df).history["term"])
+    ['I(x1**2)', 'I(x2**2)']
+    """
+    names = [f"I({request.term_name(c)}**2)" for c in request.columns]
+    return _columns_stream(request, names, request.values ** 2)
+
+
+def transform_streams(request: ClassRequest) -> list[Stream]:
+    """``transform(x*, fn=log)``: a named transform or a function of ``functions=``, one stream.
+
+    Examples
+    --------
+    >>> import pandas as pd, streamreg as sr
+    >>> df = pd.DataFrame({"x1": [1., 2, 3, 4, 5, 6], "y": [0., .7, 1.1, 1.4, 1.6, 1.8]})
+    >>> list(sr.streamreg("y ~ transform(x1, fn=log)", df).history["term"])
+    ['np.log(x1)']
+    """
+    fn, cols, text = request.options.get("fn"), request.columns, request.text
+    if fn is None:
+        raise FormulaError(f"{text}: transform() needs fn=, e.g. fn=log or fn=sqrt")
+    x = request.values
+    if fn in NAMED_TRANSFORMS:
+        vals = transform_values(x, fn, cols, text)
+        names = [NAMED_TRANSFORMS[fn][1].format(request.term_name(c)) for c in cols]
+    elif isinstance(fn, str) and fn in request.functions:
+        assert request.frame is not None
+        if not fn.isidentifier() or fn in request.frame.columns or fn in ("np", "I", "Q", "C"):
+            raise FormulaError(f"{text}: the function name {fn!r} cannot be used in a formula")
+        vals = transform_values(x, request.functions[fn], cols, text)
+        request.derived.functions[fn] = ColumnFunction(request.functions[fn], fn)
+        names = [f"{fn}({request.term_name(c)})" for c in cols]
+    else:
+        raise FormulaError(
+            f"{text}: unknown transform {fn!r}; use one of {sorted(NAMED_TRANSFORMS)} or "
+            "the name of a function passed in functions="
+        )
+    return _columns_stream(request, names, vals)
+
+
+def pca_streams(request: ClassRequest) -> list[Stream]:
+    """``pca(x*, k=50)``: principal components of the matched columns, one stream.
+
+    The components are added to ``request.frame`` as columns ``pca_1``, ... (the
+    interactions and the refit read them there) and their parameters to
+    ``request.derived``, which rebuilds them on new data.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, streamreg as sr
+    >>> rng = np.random.default_rng(1)
+    >>> df = pd.DataFrame(rng.normal(size=(50, 4)), columns=["x1", "x2", "x3", "x4"])
+    >>> df["y"] = rng.normal(size=50)
+    >>> list(sr.streamreg("y ~ pca(x*, k=2)", df).history["term"])
+    ['pca_1', 'pca_2']
+    """
+    frame, cols, options = request.frame, request.columns, request.options
+    assert frame is not None
+    x = request.values
+    k = options["k"] if "k" in options else min(50, len(cols), len(frame))
+    pmap = fit_pca(x, cols, k, _pca_prefix(request, frame), request.text)
+    request.derived.pca.append(pmap)
+    scores = pmap.scores(frame)
+    frame[pmap.names] = scores
+    return _columns_stream(request, pmap.names, scores)
+
+
+def _pca_prefix(request: ClassRequest, frame: pd.DataFrame) -> str:
+    name = request.options.get("name")
+    if name is not None:
+        if not str(name).isidentifier():
+            raise FormulaError(f"{request.text}: name={name!r} must be a valid identifier (it prefixes pca columns)")
+        prefix = str(name)
+    else:
+        used = {m.prefix for m in request.derived.pca}
+        prefix = next(p for p in ("pca" if i == 1 else f"pca{i}" for i in range(1, 1000)) if p not in used)
+    if any(c.startswith(prefix + "_") for c in frame.columns):
+        raise FormulaError(
+            f"{request.text}: the data already have columns named {prefix}_*; give pca() a distinct name="
+        )
+    return prefix
+
+
+def clusters_streams(request: ClassRequest) -> list[Stream]:
+    """``clusters(x*, k=)``: the matched columns in k-means clusters, each its own stream.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, streamreg as sr
+    >>> rng = np.random.default_rng(2)
+    >>> df = pd.DataFrame(rng.normal(size=(40, 4)), columns=["x1", "x2", "x3", "x4"])
+    >>> df["y"] = rng.normal(size=40)
+    >>> sorted(set(sr.streamreg("y ~ clusters(x*, k=2, name=g)", df).history["stream"]))
+    ['g[1]', 'g[2]']
+    """
+    if "k" not in request.options:
+        raise FormulaError(f"{request.text}: clusters() needs k=, the number of clusters")
+    frame, cols = request.frame, request.columns
+    assert frame is not None and request.frame_stream is not None
+    labels = cluster_columns(request.values, request.options["k"], int(request.options.get("seed", 0)),
+                             request.text)
+    out = []
+    for c in range(labels.max() + 1):
+        members = [col for col, lab in zip(cols, labels) if lab == c]
+        name = f"{request.label}[{c + 1}]"
+        vals = frame[members].to_numpy(dtype=float)
+        out.append(request.frame_stream(name, members, request.order(vals, n=len(members), label=name)))
+    return out

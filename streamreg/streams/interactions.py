@@ -10,7 +10,8 @@ Three kinds, each its own stream with its own wealth:
    candidates comes before any product involving candidate ``m + 1`` -- and never
    materialised.
 
-The streams of one ``interactions()`` item share an :class:`InteractionPool` so that no
+:func:`interaction_streams` builds the streams of one ``interactions()`` item (the dynamic
+class of :mod:`.registry`).  They share an :class:`InteractionPool` so that no
 product is offered twice.  Ownership is decided by rules that depend only on the sequence
 of tests and acceptances, never on the driver's block size:
 
@@ -33,13 +34,17 @@ interaction term ``a:b`` beside an intercept, exactly as in the refit.
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..formula.parse import split_top_level
+from ..lexer import FormulaError, split_top_level
 from ..models.base import CandidateBlock
 from .base import AcceptedTerm, Stream, TermBlock
+
+if TYPE_CHECKING:
+    from .registry import ClassRequest
 
 KINDS = (1, 2, 3)
 
@@ -65,7 +70,7 @@ def pair_of_index(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class _Factor:
     """A selected term usable in products."""
 
-    __slots__ = ("name", "values", "atoms")
+    __slots__ = ("atoms", "name", "values")
 
     def __init__(self, name: str, values: np.ndarray, atoms: frozenset):
         self.name, self.values, self.atoms = name, values, atoms
@@ -316,3 +321,78 @@ class AllPairs(Stream):
             return None
         self.n_generated += len(items)
         return _block(self.name, items, self.n_obs)
+
+
+def interaction_streams(request: ClassRequest) -> list[Stream]:
+    """The streams of one ``interactions()`` item, one per kind.
+
+    ``request.sources`` maps stream names (and the group name of ``clusters()``) to their
+    streams; without arguments the originals are the candidates of the ``stream()``
+    items (``request.default_sources``).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, streamreg as sr
+    >>> rng = np.random.default_rng(3)
+    >>> df = pd.DataFrame(rng.normal(size=(300, 3)), columns=["x1", "x2", "x3"])
+    >>> df["y"] = df.x1 + df.x2 + 2 * df.x1 * df.x2 + rng.normal(size=300)
+    >>> "x1:x2" in sr.streamreg("y ~ stream(x*) + interactions()", df).selected_terms
+    True
+    """
+    text, options, sources = request.text, request.options, request.sources
+    if request.args:
+        unknown = [a for a in request.args if a not in sources]
+        if unknown:
+            raise FormulaError(f"{text}: no stream is called {unknown[0]!r}; streams: {sorted(sources)}")
+        chosen = [s for a in request.args for s in sources[a]]
+    else:
+        if not request.default_sources:
+            raise FormulaError(
+                f"{text}: interactions() multiplies the candidates of stream() items, but the "
+                "formula has none; add e.g. stream(x*) or name the streams to use"
+            )
+        chosen = [s for a in request.default_sources for s in sources[a]]
+    kinds = options.get("kind", (1, 2))
+    kinds = (kinds,) if isinstance(kinds, int) else tuple(kinds)
+    if not kinds or any(k not in KINDS for k in kinds) or len(set(kinds)) != len(kinds):
+        raise FormulaError(f"{text}: kind= must be 1, 2, 3 or a tuple of them, got {options['kind']!r}")
+    degree = options.get("degree", 2)
+    if not isinstance(degree, int) or degree < 2:
+        raise FormulaError(f"{text}: degree= must be an integer >= 2, got {degree!r}")
+
+    names: list[str] = []
+    owners: list[tuple[Stream, int]] = []
+    for s in chosen:
+        for i, nm in enumerate(s.term_names):
+            if nm not in names:
+                names.append(nm)
+                owners.append((s, i))
+    if len(names) < 2 and 3 in kinds:
+        raise FormulaError(f"{text}: kind 3 needs at least two original candidates")
+    single = all(s.is_single_column(i) for s, i in owners)
+
+    def matrix() -> np.ndarray:
+        return np.column_stack([s.term_values(i)[:, 0] for s, i in owners])
+
+    def values(i: int) -> np.ndarray:
+        s, j = owners[i]
+        return s.term_values(j)
+
+    label = str(options.get("name") or "interactions")
+    order = request.resolved_order()
+    perm = None
+    if not (isinstance(order, str) and order == "given"):
+        perm = request.order(matrix() if single else None, n=len(names), label=label)
+    assert request.evaluate is not None
+    pool = InteractionPool(names, values, matrix if single else None, request.evaluate, kinds=kinds,
+                           degree=degree, order=perm)
+    out: list[Stream] = []
+    for k in sorted(kinds):
+        if k == 3:
+            pool.kind3 = AllPairs(f"{label}[3]", pool, request.n)
+            out.append(pool.kind3)
+        else:
+            st = SelectedProducts(f"{label}[{k}]", pool, k, request.n)
+            setattr(pool, f"kind{k}", st)
+            out.append(st)
+    return out

@@ -1,36 +1,55 @@
 """The ``order=`` option of every formula stream: which candidate is offered first.
 
 ``"given"`` keeps the formula/data order, ``"variance"`` puts the largest-variance
-candidates first (paper 000, section 6.2), ``"random"`` is a seeded permutation, a
-callable ``f(X) -> scores`` sees only the candidate matrix (largest score first), and any
-screening method name of :mod:`streamreg.screening` ranks by a y-dependent score.  The
-last kind looks at the response, so the stream reports it and the results say that the
-wealth guarantee no longer holds.
+candidates first (paper 000, section 6.2), ``"random"`` is a seeded permutation, and any
+screening method name of :mod:`streamreg.screening` ranks by a y-dependent score.  A
+callable follows the one contract of :mod:`streamreg.screening.ordering`: ``f(X)`` never
+sees the response, ``f(X, y)`` does (unless it declares ``needs_y = False``, and then gets
+``None``).  Orders that
+look at the response are reported by the stream, and the results say that the wealth
+guarantee no longer holds.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Union
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
-Order = Union[str, Callable[[np.ndarray], Any], None]
+from ..lexer import FormulaError
+
+Order = str | Callable[..., Any] | None
 
 #: orders that never look at the response
 Y_FREE_ORDERS = ("given", "variance", "random")
 
 
 def order_uses_y(order: Order) -> bool:
-    """True when ``order`` ranks candidates with the response (screening scores)."""
-    if order is None or callable(order):
-        return False  # callables are called with the candidate matrix only
-    if not isinstance(order, str):
+    """True when ``order`` ranks candidates with the response.
+
+    Screening scores do; a callable does when it is called as ``f(X, y)`` (see
+    :func:`streamreg.screening.ordering.order_needs_y`).
+
+    Examples
+    --------
+    >>> from streamreg.streams.ordering import order_uses_y
+    >>> order_uses_y("variance"), order_uses_y("corr"), order_uses_y(lambda X: X.var(axis=0))
+    (False, True, False)
+    """
+    if order is None:
+        return False
+    if not (callable(order) or isinstance(order, str)):
         raise TypeError(f"order= must be a string or a callable, got {type(order).__name__}")
-    if order.lower() in Y_FREE_ORDERS:
+    if isinstance(order, str) and order.lower() in Y_FREE_ORDERS:
         return False
     try:
-        from ..screening import order_needs_y
+        from ..screening.ordering import (
+            order_needs_y,  # screening is imported only when used
+        )
     except ImportError:  # pragma: no cover - the screening package ships with streamreg
         raise ValueError(f"unknown order {order!r}; use one of {Y_FREE_ORDERS} or a callable") from None
+    if callable(order):
+        return order_needs_y(order)
     try:
         return bool(order_needs_y(order))
     except (ValueError, KeyError) as exc:
@@ -38,6 +57,47 @@ def order_uses_y(order: Order) -> bool:
             f"unknown order {order!r}: use 'given', 'variance', 'random', a screening method name "
             f"or a callable on the candidate matrix ({exc})"
         ) from None
+
+
+def resolve_order(option: Any, functions: Mapping[str, Callable], what: str) -> Order:
+    """The ``order=`` option of a formula item as a string or callable.
+
+    Parameters
+    ----------
+    option : Any
+        The option as written (a bare word or string); ``"given"`` when absent.
+    functions : mapping of str to callable
+        ``functions=`` of the formula: a name there means that callable.
+    what : str
+        The item as written, for error messages.
+
+    Returns
+    -------
+    str or callable
+
+    Raises
+    ------
+    FormulaError
+        For anything but a known order name or a name of ``functions``.
+
+    Examples
+    --------
+    >>> from streamreg.streams.ordering import resolve_order
+    >>> resolve_order("variance", {}, "stream(x*)")
+    'variance'
+    """
+    if isinstance(option, str) and option in functions:
+        return functions[option]
+    if not isinstance(option, str):
+        raise FormulaError(f"{what}: order= must be a name, got {option!r}")
+    try:
+        order_uses_y(option)
+    except ValueError:
+        raise FormulaError(
+            f"{what}: unknown order {option!r}; use one of {list(Y_FREE_ORDERS)}, a screening "
+            "method name, or the name of a function passed in functions="
+        ) from None
+    return option
 
 
 def candidate_order(values: np.ndarray | None, order: Order, *, y: np.ndarray | None = None,
@@ -50,9 +110,10 @@ def candidate_order(values: np.ndarray | None, order: Order, *, y: np.ndarray | 
         One column per candidate.  Only needed by orders that score columns; "given"
         and "random" work from the count ``n`` alone.
     order : str, callable or None
-        See the module docstring.  Callables receive ``values`` and return ``p`` scores.
+        See the module docstring.  Callables get ``values`` (and ``y`` if they take it)
+        and return ``p`` scores.
     y : ndarray, optional
-        The response, passed to screening-method orders only.
+        The response, passed to screening-method orders and ``f(X, y)`` callables only.
     seed : int, optional
         Seed of ``"random"``.
     n : int, optional
@@ -64,6 +125,18 @@ def candidate_order(values: np.ndarray | None, order: Order, *, y: np.ndarray | 
     -------
     ndarray of int or None
         None for the given order (no permutation needed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from streamreg.streams.ordering import candidate_order
+    >>> X = np.array([[0., 1., 5.], [0., 3., -5.]])
+    >>> candidate_order(X, "variance").tolist()
+    [2, 1, 0]
+    >>> candidate_order(X, lambda X: X[0]).tolist()
+    [2, 1, 0]
+    >>> candidate_order(None, "given", n=3) is None
+    True
     """
     p = values.shape[1] if values is not None else n
     if order is None or (isinstance(order, str) and order.lower() == "given"):
@@ -73,14 +146,9 @@ def candidate_order(values: np.ndarray | None, order: Order, *, y: np.ndarray | 
     if values is None:
         raise ValueError(f"{what}: order={order!r} needs single-column candidates to score")
     if callable(order):
-        scores = np.asarray(order(values), dtype=float).ravel()
-        if scores.shape != (p,):
-            raise ValueError(
-                f"{what}: the order callable must return one score per candidate ({p}), "
-                f"got shape {np.shape(scores)}"
-            )
-        scores = np.where(np.isnan(scores), -np.inf, scores)
-        return np.argsort(-scores, kind="stable")
+        from ..screening.ordering import order_scores
+
+        return np.argsort(-order_scores(order, values, y, int(p), what), kind="stable")
     if order.lower() == "variance":
         return np.argsort(-np.var(values, axis=0), kind="stable")
     if not order_uses_y(order):  # pragma: no cover - every y-free name is handled above

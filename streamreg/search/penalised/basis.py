@@ -2,7 +2,9 @@
 
 Paper 004 (section 3.4) rescales every arriving feature to mean 0 and standard deviation 1
 (over the training rows) so that one ``lambda`` suits all weights; the same rescaling is
-kept in each column's :class:`ColumnSpec` to rebuild the column on new rows.
+kept in each column's :class:`ColumnSpec` to rebuild the column on new rows.  A spec is
+data, not a formula: the formula layer writes the refit's terms from it
+(:func:`streamreg.formula.terms.rbf_term`).
 
 * ``"linear"`` (section 4.3.1): one weight per design column of the term.
 * ``"rbf"`` (section 4.3.2): per single-column feature, up to ``k_max`` Gaussian radial
@@ -42,11 +44,6 @@ class ColumnSpec:
         if self.is_rbf:
             return np.exp(-(((z - self.centre) / self.width) ** 2))
         return z
-
-    def expression(self, term_expr: str) -> str:
-        """A patsy expression of this RBF column in terms of the raw term (for refits)."""
-        return (f"I(np.exp(-((({term_expr} - {self.mean!r}) / {self.sd!r} - {self.centre!r}) "
-                f"/ {self.width!r}) ** 2))")
 
 
 class Expander:

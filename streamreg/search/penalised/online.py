@@ -22,8 +22,8 @@ those of the one-term-at-a-time definition whatever the block size.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -315,7 +315,7 @@ class OnlineL1Search:
         self._pass = block.pass_no
         # terms decided without a test are recorded in stream order, interleaved with the
         # tested ones: before recording term j, flush the pre-decided terms ahead of it
-        predecided = list(np.flatnonzero(status != None))[::-1]  # noqa: E711 -- elementwise
+        predecided = list(np.flatnonzero(status != None))[::-1]
 
         def flush(upto: int) -> None:
             while predecided and predecided[-1] < upto:
@@ -498,8 +498,8 @@ def run_to_terms(run: OnlineL1Run) -> tuple[list[AcceptedTerm], pd.DataFrame]:
     """The selected terms (for the refit) and the ``selected`` table of a run.
 
     A linear term is refitted whole (all its design columns) when any of its weights is
-    active; an RBF feature contributes its active basis columns, each with a patsy
-    expression so that the formula path can rebuild it on new data.
+    active; an RBF feature contributes its active basis columns, whose specs
+    (``extra["basis"]``) let the formula path rebuild them on new data.
     """
     accepted, rows = [], []
     for order, tid in enumerate(run.active_terms(), start=1):
@@ -510,7 +510,7 @@ def run_to_terms(run: OnlineL1Run) -> tuple[list[AcceptedTerm], pd.DataFrame]:
         if specs[0].is_rbf:
             values = np.column_stack([s.values(t.raw) for s in specs])
             columns = [f"{t.columns[0]}_rbf{k + 1}" for k in range(len(specs))]
-            extra["rhs"] = [s.expression(f"({t.name})") for s in specs]
+            extra["basis"] = tuple(specs)  # the formula layer writes them as refit terms
         else:
             values, columns = np.asarray(t.raw, dtype=float).reshape(len(t.raw), -1).copy(), list(t.columns)
         accepted.append(AcceptedTerm(name=t.name, stream=t.stream, values=values, columns=columns, spec=t.spec,

@@ -1,0 +1,144 @@
+"""Candidates of a formula stream on the data frame, and the stream that offers them.
+
+Plain numeric columns are sliced from one float matrix; factors and patsy terms are
+evaluated by :func:`~.matrices.evaluate_term` in the formula namespace.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..models.base import CandidateBlock
+from ..streams.base import Stream, TermBlock
+from ..streams.ordering import candidate_order
+from .matrices import Functions, evaluate_term
+from .parse import FormulaError, StreamSpec
+
+
+@dataclass
+class Candidate:
+    """A candidate term of a formula stream before evaluation."""
+
+    name: str  # formula expression
+    column: str | None  # the data column for plain numeric columns, else None
+    factor: str | None = None  # the data column of a factor matched by a glob
+    constant: bool = False  # a factor with a single level in the rows used: offered as a zero column
+
+    def values(self, frame: pd.DataFrame, functions: Functions | None = None) -> tuple[np.ndarray, list[str]]:
+        """The candidate's design columns on ``frame`` and their names (``functions`` as
+        :func:`~.namespace.term_functions` gives them)."""
+        if self.column is not None:
+            return frame[self.column].to_numpy(dtype=float)[:, None], [self.name]
+        if self.constant:
+            # patsy codes a one-level factor as no column at all; a zero column is recorded
+            # by the search as "skipped: constant", like a constant numeric column
+            return np.zeros((len(frame), 1)), [self.name]
+        return evaluate_term(self.name, frame, functions)
+
+
+class FrameStream(Stream):
+    """Candidates from a DataFrame: numeric columns sliced directly, other terms by patsy.
+
+    A stream of plain numeric columns keeps them as one float matrix (``values``, one
+    column per candidate, on the frame's rows) and their names, and hands out column
+    slices of it: no Python object per candidate.  ``candidates`` (one :class:`Candidate`
+    each) is built only when asked for.  Other terms are evaluated in the formula namespace
+    with ``functions``, as every term of the formula is.
+    """
+
+    def __init__(self, name: str, frame: pd.DataFrame, candidates: list[Candidate] | None = None, *,
+                 names: list[str] | None = None, columns: list[str] | None = None,
+                 values: np.ndarray | None = None, functions: Functions | None = None):
+        super().__init__(name)
+        self.frame = frame
+        self.functions = functions  # the formula's functions, for candidates patsy evaluates
+        self._candidates = None if candidates is None else list(candidates)
+        self._names, self._columns, self._values = names, columns, values
+        self.position = 0
+        self.n_candidates = len(candidates) if candidates is not None else len(names)
+
+    @property
+    def plain(self) -> bool:
+        """Whether every candidate is a numeric column held in ``values``."""
+        return self._values is not None
+
+    @property
+    def candidates(self) -> list[Candidate]:
+        if self._candidates is None:
+            self._candidates = [Candidate(n, c) for n, c in zip(self._names, self._columns)]
+        return self._candidates
+
+    @candidates.setter
+    def candidates(self, value: list[Candidate]) -> None:
+        self._candidates = list(value)
+        self._names = self._columns = self._values = None
+        self.n_candidates = len(self._candidates)
+
+    def permute(self, perm: np.ndarray) -> None:
+        """Offer the candidates in the order ``perm``."""
+        if self.plain:
+            self._names = [self._names[i] for i in perm]
+            self._columns = [self._columns[i] for i in perm]
+            self._values = self._values[:, perm]
+            self._candidates = None
+        else:
+            self.candidates = [self.candidates[i] for i in perm]
+
+    def _next_block(self, k: int) -> TermBlock | None:
+        if self.plain:
+            start = self.position
+            stop = min(start + k, len(self._names))
+            self.position = stop
+            if stop <= start:
+                return None
+            return TermBlock(self.name, self._names[start:stop], CandidateBlock(self._values[:, start:stop]))
+        chunk = self.candidates[self.position : self.position + k]
+        self.position += len(chunk)
+        if not chunk:
+            return None
+        n = len(self.frame)
+        if all(c.column is not None for c in chunk):
+            values = self.frame[[c.column for c in chunk]].to_numpy(dtype=float)
+            return TermBlock(self.name, [c.name for c in chunk], CandidateBlock(values))
+        mats, widths, cols = [], [], []
+        for c in chunk:
+            mat, names = c.values(self.frame, self.functions)
+            mats.append(mat)
+            cols.append(names)
+            widths.append(mats[-1].shape[1])
+        values = np.concatenate(mats, axis=1) if mats else np.empty((n, 0))
+        return TermBlock(self.name, [c.name for c in chunk], CandidateBlock(values, np.asarray(widths)), cols)
+
+    # random access, for streams generated from these candidates (interactions)
+    @property
+    def term_names(self) -> list[str]:
+        if self.plain:
+            return list(self._names)
+        return [c.name for c in self.candidates]
+
+    def is_single_column(self, i: int) -> bool:
+        return self.plain or self.candidates[i].column is not None
+
+    def term_values(self, i: int) -> np.ndarray:
+        if self.plain:
+            return np.array(self._values[:, i : i + 1], dtype=float)
+        return self.candidates[i].values(self.frame, self.functions)[0]
+
+    def numeric_values(self) -> np.ndarray:
+        """All candidates as one matrix (single numeric columns only)."""
+        if self.plain:
+            return self._values
+        return self.frame[[c.column for c in self.candidates]].to_numpy(dtype=float)
+
+
+def frame_order(st: FrameStream, order, y: np.ndarray, spec: StreamSpec, label: str) -> np.ndarray | None:
+    """Permutation of a ``stream()``'s candidates for its ``order=`` option."""
+    if isinstance(order, str) and order in ("given", "random"):
+        return candidate_order(None, order, seed=spec.options.get("seed"), n=st.n_candidates, what=label)
+    if not (st.plain or all(c.column is not None for c in st.candidates)):
+        raise FormulaError(f"{spec.text}: order={spec.options.get('order')!r} scores single numeric columns; "
+                           "this stream has factor or multi-column terms (use 'given' or 'random')")
+    values = st.numeric_values()
+    return candidate_order(values, order, y=y, seed=spec.options.get("seed"), what=label)

@@ -1,0 +1,136 @@
+"""Design matrices by patsy: one candidate term, the fixed terms, and a model on new data.
+
+Every matrix is built in the formula namespace of :mod:`.namespace`, with the user's
+``functions=`` available to every term (:func:`~.namespace.term_functions`).  Results keep
+formula strings and a small training frame, never patsy objects, so they pickle; the
+design of a refit on new data is rebuilt here from those strings.
+"""
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+import patsy
+
+from ..streams.generated import DerivedColumns
+from .checks import check_new_column_types
+from .names import variables
+from .namespace import eval_env
+from .parse import FormulaError, check_attributes
+
+Functions = Mapping[str, Callable]
+
+
+def evaluate_term(expression: str, frame: pd.DataFrame, functions: Functions | None = None
+                  ) -> tuple[np.ndarray, list[str]]:
+    """Columns of one patsy term as coded beside an intercept (k-1 for a k-level factor).
+
+    ``functions`` are the formula's functions as :func:`~.namespace.term_functions` gives them.
+    """
+    check_attributes(expression, f"the candidate term {expression!r}")
+    try:
+        dm = patsy.dmatrix("1 + " + expression, frame, return_type="dataframe", NA_action="raise",
+                           eval_env=eval_env(functions))
+    except patsy.PatsyError as exc:
+        raise FormulaError(f"patsy cannot build the candidate term {expression!r}: {exc}") from None
+    dm = dm.drop(columns="Intercept", errors="ignore")
+    if dm.shape[1] == 0:
+        raise FormulaError(f"the candidate term {expression!r} has no columns beside the intercept")
+    return dm.to_numpy(dtype=float), list(dm.columns)
+
+
+def fixed_matrix(rhs: str, frame: pd.DataFrame, functions: Functions | None = None) -> pd.DataFrame:
+    """The fixed design (intercept and fixed terms) as a named DataFrame."""
+    check_attributes(rhs, f"the fixed terms {rhs!r}")
+    try:
+        return patsy.dmatrix(rhs, frame, return_type="dataframe", NA_action="raise", eval_env=eval_env(functions))
+    except patsy.PatsyError as exc:
+        raise FormulaError(f"patsy cannot build the fixed terms {rhs!r}: {exc}") from None
+
+
+def check_fixed(fixed: pd.DataFrame, n: int) -> None:
+    """Refuse a fixed design without residual degrees of freedom or with collinear columns."""
+    k = fixed.shape[1]
+    if n <= k:
+        raise ValueError(
+            f"only {n} rows for {k} fixed columns: the fixed model leaves no residual degrees of freedom"
+        )
+    if k == 0:
+        return
+    x = fixed.to_numpy(dtype=float)
+    _, r = np.linalg.qr(x)
+    diag = np.abs(np.diag(r))
+    scale = np.linalg.norm(x, axis=0)
+    bad = diag <= 1e-10 * np.maximum(scale, np.finfo(float).tiny)
+    if bad.any():
+        names = [fixed.columns[i] for i in np.flatnonzero(bad)]
+        raise ValueError(
+            f"the fixed terms are collinear: {names} are (numerically) combinations of earlier "
+            "fixed columns or constant; remove them"
+        )
+
+
+def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
+                  derived: DerivedColumns | None = None, functions: Functions | None = None) -> pd.DataFrame:
+    """``rhs`` coded on ``newdata`` exactly as on ``train`` (factor levels, stateful transforms).
+
+    ``derived`` holds generated-term state fitted on the training rows: PCA columns are
+    recomputed on ``newdata`` from the stored centring, scaling and loadings (never
+    refitted).  ``functions`` (as :func:`~.namespace.term_functions` gives them) and the
+    user transforms of ``derived`` are available to the formula by name.
+    """
+    check_attributes(rhs, f"the model's terms {rhs!r}")
+    env = eval_env({**(derived.functions if derived else {}), **(functions or {})})
+    if derived:
+        newdata = derived.augment(newdata)
+    narrow = _referenced_columns(rhs, train)  # patsy on a wide frame hashes all its names
+    if newdata is train:  # the training rows themselves: build the design once, not twice
+        try:
+            return patsy.dmatrix(rhs, narrow, return_type="dataframe", NA_action="raise", eval_env=env)
+        except patsy.PatsyError:
+            pass  # the two steps below say what is wrong, as for new data
+    try:
+        info = patsy.dmatrix(rhs, narrow, return_type="dataframe", eval_env=env).design_info
+    except patsy.PatsyError as exc:
+        raise FormulaError(f"patsy cannot build the model's terms {rhs!r}: {exc}") from None
+    check_new_column_types(train, newdata)
+    try:
+        (mat,) = patsy.build_design_matrices([info], newdata, return_type="dataframe", NA_action="raise")
+    except patsy.PatsyError as exc:
+        raise ValueError(f"cannot build the model's terms on the new data: {exc}") from None
+    return mat
+
+
+class _AnyName:
+    def __contains__(self, name) -> bool:
+        return True
+
+    def __iter__(self):
+        return iter(())
+
+
+def _referenced_columns(rhs: str, frame: pd.DataFrame, wide: int = 1000) -> pd.DataFrame:
+    """``frame`` cut to the columns ``rhs`` can refer to, when it is wide (else ``frame``)."""
+    if frame.shape[1] <= wide:
+        return frame
+    try:
+        desc = patsy.ModelDesc.from_formula("0 + " + rhs if rhs.strip() else "0")
+        for term in desc.rhs_termlist:
+            for factor in term.factors:
+                ast.parse(factor.name().strip(), mode="eval")
+    except (patsy.PatsyError, SyntaxError):
+        return frame  # patsy reports it on the whole frame
+    names = set()
+    for term in desc.rhs_termlist:
+        for factor in term.factors:
+            names |= variables(factor.name(), _AnyName())
+    labels = frame.columns.tolist()
+    keep = []
+    for name in names:
+        try:
+            keep.append(labels.index(name))  # a scan per name: no hash of every label
+        except ValueError:
+            pass
+    return frame.iloc[:, sorted(keep)]
