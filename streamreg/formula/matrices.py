@@ -8,6 +8,8 @@ design of a refit on new data is rebuilt here from those strings.
 from __future__ import annotations
 
 import ast
+import keyword
+import re
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -81,6 +83,10 @@ def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
     refitted).  ``functions`` (as :func:`~.namespace.term_functions` gives them) and the
     user transforms of ``derived`` are available to the formula by name.
     """
+    if not derived and not functions:
+        plain = plain_design(rhs, train, newdata)
+        if plain is not None:
+            return plain
     check_attributes(rhs, f"the model's terms {rhs!r}")
     env = eval_env({**(derived.functions if derived else {}), **(functions or {})})
     if derived:
@@ -101,6 +107,52 @@ def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
     except patsy.PatsyError as exc:
         raise ValueError(f"cannot build the model's terms on the new data: {exc}") from None
     return mat
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def plain_design(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame) -> pd.DataFrame | None:
+    """The design of ``1 + a + b ...`` (or ``0 + ...``) on bare numeric columns, without patsy.
+
+    This is what :func:`streamreg.select` refits and most selected models are: patsy would
+    return the same frame (an ``Intercept`` column of ones, then each column as floats, on
+    ``newdata``'s index) after parsing and evaluating every term, which costs milliseconds
+    on a small problem.  Anything else -- a factor, a function call, a boolean or
+    non-numeric column, a missing value, a repeated term -- returns None, and patsy
+    builds it (and reports what is wrong).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"a": [1.0, 2.0, 4.0], "b": [0, 1, 0]})
+    >>> plain_design("1 + a + b", df, df)
+       Intercept    a    b
+    0        1.0  1.0  0.0
+    1        1.0  2.0  1.0
+    2        1.0  4.0  0.0
+    >>> plain_design("1 + C(b)", df, df) is None
+    True
+    """
+    terms = [t.strip() for t in rhs.split("+")]
+    if terms[0] not in ("0", "1"):
+        return None
+    names = terms[1:]
+    if len(set(names)) != len(names) or not all(_NAME.match(t) and not keyword.iskeyword(t) for t in names):
+        return None
+    cols = []
+    for name in names:
+        if name not in newdata.columns or name not in train.columns:
+            return None
+        col, ref = newdata[name], train[name]
+        if not isinstance(col, pd.Series) or col.dtype.kind not in "iuf" or ref.dtype.kind not in "iuf":
+            return None  # duplicated labels, booleans (patsy: categorical), text, dates
+        cols.append(col.to_numpy(dtype=float))
+    head = [np.ones(len(newdata))] if terms[0] == "1" else []
+    values = np.column_stack(head + cols) if head or cols else np.empty((len(newdata), 0))
+    if not np.isfinite(values).all():
+        return None  # patsy says which value is missing
+    return pd.DataFrame(values, index=newdata.index, columns=["Intercept"] * len(head) + names)
 
 
 class _AnyName:

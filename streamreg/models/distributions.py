@@ -45,14 +45,16 @@ def log_chi2_sf(x: np.ndarray, df: np.ndarray) -> np.ndarray:
 def log_f_sf(x: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
     """``log P(F(df, df_resid) > x)``; for df = 1 this is the two-sided t p-value."""
     x = np.asarray(x, dtype=float)
-    df = np.broadcast_to(np.asarray(df, dtype=float), x.shape)
-    df_resid = np.broadcast_to(np.asarray(df_resid, dtype=float), x.shape)
-    out = np.empty_like(x)
+    df = _like(df, x)
+    df_resid = _like(df_resid, x)
     one = df == 1
     with np.errstate(divide="ignore"):
-        if one.any():
-            out[one] = np.log(2.0) + np.log(special.stdtr(df_resid[one], -np.sqrt(np.maximum(x[one], 0.0))))
-        if (~one).any():
+        if one.all():  # t tests, the usual case: no masks
+            out = np.log(2.0) + np.log(special.stdtr(df_resid, -np.sqrt(np.maximum(x, 0.0))))
+        else:
+            out = np.empty_like(x)
+            if one.any():
+                out[one] = np.log(2.0) + np.log(special.stdtr(df_resid[one], -np.sqrt(np.maximum(x[one], 0.0))))
             out[~one] = np.log(special.fdtrc(df[~one], df_resid[~one], np.maximum(x[~one], 0.0)))
     far = ~np.isfinite(out) | (out < -600)
     if far.any():
@@ -83,16 +85,23 @@ def log_sf(statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.nd
     ``df_resid = inf`` selects the chi-square distribution (score and LR tests).
     """
     statistic = np.asarray(statistic, dtype=float)
-    df = np.asarray(df, dtype=float)
-    df_resid = np.broadcast_to(np.asarray(df_resid, dtype=float), statistic.shape)
-    out = np.empty_like(statistic)
+    df = _like(df, statistic)
+    df_resid = _like(df_resid, statistic)
     chi = ~np.isfinite(df_resid)
-    if chi.any():
-        out[chi] = log_chi2_sf(statistic[chi], np.broadcast_to(df, statistic.shape)[chi])
+    if not chi.any():  # the usual least-squares case: no masks, no copies
+        return log_f_sf(statistic / df, df, df_resid)
+    out = np.empty_like(statistic)
+    out[chi] = log_chi2_sf(statistic[chi], df[chi])
     if (~chi).any():
-        dd = np.broadcast_to(df, statistic.shape)[~chi]
+        dd = df[~chi]
         out[~chi] = log_f_sf(statistic[~chi] / dd, dd, df_resid[~chi])
     return out
+
+
+def _like(values, statistic: np.ndarray) -> np.ndarray:
+    """``values`` as floats of the statistic's shape (broadcast only when needed)."""
+    values = np.asarray(values, dtype=float)
+    return values if values.shape == statistic.shape else np.broadcast_to(values, statistic.shape)
 
 
 class CachedCritical:
