@@ -26,26 +26,27 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import math  # noqa: E402
-import time  # noqa: E402
-from typing import Callable  # noqa: E402
+import argparse
+import math
+import time
+from collections.abc import Callable
+from typing import Any
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-import statsmodels.api as sm  # noqa: E402
-from scipy import special  # noqa: E402
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+from scipy import special
 
-import streamreg as sr  # noqa: E402
-from streamreg.datasets.synthetic import SyntheticStream  # noqa: E402
+import streamreg as sr
+from streamreg.datasets.synthetic import SyntheticStream
 
 
-def best_of(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
-    """Smallest wall time over ``repeat`` runs, and the last run's value."""
+def best_of(fn: Callable[..., Any], repeat: int, *args: Any, **kwargs: Any) -> tuple[float, Any]:
+    """Smallest wall time of ``fn(*args, **kwargs)`` over ``repeat`` runs, and the last run's value."""
     best, value = math.inf, None
     for _ in range(repeat):
         t = time.perf_counter()
-        value = fn()
+        value = fn(*args, **kwargs)
         best = min(best, time.perf_counter() - t)
     return best, value
 
@@ -110,17 +111,17 @@ def selected(fit) -> list[str]:
 def scoring_floor(m: int, seed: int, repeat: int) -> pd.DataFrame:
     y, x, truth = problem(m, seed)
     r = y - y.mean()
-    floor, _ = best_of(lambda: x.T @ r, repeat)
+    floor, _ = best_of(np.matmul, repeat, x.T, r)
     rows = [{"what": "one-pass floor X'r", "seconds": floor}]
     for k in (1, 5):  # the model's columns before and after the four true features enter
         qr = np.column_stack([np.linalg.qr(np.random.default_rng(k).standard_normal((len(y), k)))[0], r])
-        secs, _ = best_of(lambda: qr.T @ x, repeat)
+        secs, _ = best_of(np.matmul, repeat, qr.T, x)
         rows.append({"what": f"  [Q r]'X with k = {k} (BLAS GEMM, one pass)", "seconds": secs})
-    secs, _ = best_of(lambda: np.einsum("ij,ij->j", x, x), repeat)
+    secs, _ = best_of(np.einsum, repeat, "ij,ij->j", x, x)
     rows.append({"what": "  column norms (einsum, one pass)", "seconds": secs})
     for history in ("full", "none"):
         for block in (512, 4096):
-            secs, fit = best_of(lambda: sr.select(y, x, block_size=block, history=history), repeat)
+            secs, fit = best_of(sr.select, repeat, y, x, block_size=block, history=history)
             tp = len(set(truth) & set(selected(fit)))
             rows.append({"what": f"select(), history={history!r}, block_size={block}", "seconds": secs,
                          "selected": len(fit.selected_terms), "TP": tp})
@@ -163,10 +164,10 @@ def numpy_forward_refit(y: np.ndarray, x: np.ndarray, m: int):
 def small(m: int, seeds: range, repeat: int) -> pd.DataFrame:
     rows = []
     for seed in seeds:
-        y, x, truth = problem(m, seed)
-        t_np, idx = best_of(lambda: numpy_forward(y, x, bonferroni(len(y), m)), repeat)
-        t_np_fit, _ = best_of(lambda: numpy_forward_refit(y, x, m), repeat)
-        t_sr, fit = best_of(lambda: sr.select(y, x), repeat)
+        y, x, _ = problem(m, seed)
+        t_np, idx = best_of(numpy_forward, repeat, y, x, bonferroni(len(y), m))
+        t_np_fit, _ = best_of(numpy_forward_refit, repeat, y, x, m)
+        t_sr, fit = best_of(sr.select, repeat, y, x)
         rows.append({"seed": seed, "numpy fwd ms": 1e3 * t_np, "numpy fwd + sm.OLS ms": 1e3 * t_np_fit,
                      "select() ms": 1e3 * t_sr, "/ numpy fwd": t_sr / t_np, "/ numpy fwd + OLS": t_sr / t_np_fit,
                      "numpy terms": ",".join(terms(idx)), "select() terms": ",".join(selected(fit))})
@@ -176,9 +177,9 @@ def small(m: int, seeds: range, repeat: int) -> pd.DataFrame:
 def stepwise(ms: list[int], seed: int, repeat: int) -> pd.DataFrame:
     rows = []
     for m in ms:
-        y, x, truth = problem(m, seed)
-        t_np, idx = best_of(lambda: numpy_forward(y, x, ric(len(y), m)), repeat)
-        t_sr, fit = best_of(lambda: sr.select(y, x, method="stepwise-ric"), repeat)
+        y, x, _ = problem(m, seed)
+        t_np, idx = best_of(numpy_forward, repeat, y, x, ric(len(y), m))
+        t_sr, fit = best_of(sr.select, repeat, y, x, method="stepwise-ric")
         same = sorted(terms(idx)) == sorted(selected(fit))
         rows.append({"m": m, "numpy forward-RIC s": t_np, "stepwise-ric s": t_sr, "ratio": t_sr / t_np,
                      "selected": len(fit.selected_terms), "same terms": same})
