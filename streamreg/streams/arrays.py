@@ -1,6 +1,8 @@
 """Streams over in-memory matrices and over Python iterables (possibly infinite)."""
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sized
 
@@ -143,6 +145,10 @@ class IterableStream(Stream):
         self.names = names if names is not None else CandidateNames()
 
     def _next_block(self, k: int) -> TermBlock | None:
+        with _no_cyclic_gc():
+            return self._read_block(k)
+
+    def _read_block(self, k: int) -> TermBlock | None:
         items = list(itertools.islice(self._it, k))
         if not items:
             if self.count == 0:
@@ -162,24 +168,33 @@ class IterableStream(Stream):
         return TermBlock(self.name, names, CandidateBlock(values, np.asarray(widths)))
 
     def _plain_columns(self, items: list) -> TermBlock | None:
-        """The block at array speed when every item is a ``(str, 1-D numeric ndarray)`` pair
-        or every item a bare 1-D numeric ndarray, of ``n_obs`` rows; None otherwise.
+        """The block at array speed when every item is a ``(str, column)`` pair, or every item
+        a bare column, of ``n_obs`` numbers; None otherwise.
 
-        The checks of :meth:`_item` then reduce to one type test per item; finiteness is
-        read from the block's column norms.  Anything else takes the per-item path, which
-        names the offending item.
+        The checks of :meth:`_item` then reduce to set operations over the block and one
+        ``np.array`` call (which also refuses ragged columns); finiteness is read from the
+        block's column norms.  Anything else takes the per-item path, which names the
+        offending item.
         """
-        shape = (self.n_obs,)
-        if all(type(it) is tuple and len(it) == 2 and type(it[0]) is str and type(it[1]) is np.ndarray
-               and it[1].shape == shape and it[1].dtype.kind in "biuf" for it in items):
-            labels = [it[0] for it in items]
-            cols = [it[1] for it in items]
-        elif all(type(it) is np.ndarray and it.shape == shape and it.dtype.kind in "biuf" for it in items):
+        kinds = {type(it) for it in items}
+        if kinds == {tuple}:
+            parts = list(zip(*items))
+            if len(parts) != 2 or len(parts[0]) != len(items) or {type(label) for label in parts[0]} != {str}:
+                return None
+            labels, cols = list(parts[0]), parts[1]
+        elif kinds == {np.ndarray}:
             labels = [f"{self.name}_{self.count + i + 1}" for i in range(len(items))]
             cols = items
         else:
             return None
-        block = CandidateBlock(np.stack(cols, axis=1).astype(float, copy=False))
+        try:
+            # one row per candidate, gathered in one call; the transpose is a view
+            values = np.array(cols)
+        except ValueError:  # ragged
+            return None
+        if values.shape != (len(items), self.n_obs) or values.dtype.kind not in "biuf":
+            return None
+        block = CandidateBlock(values.astype(float, copy=False).T)
         bad = block.nonfinite_columns()
         if bad.size:
             self.count += int(bad[0]) + 1
@@ -218,6 +233,24 @@ class IterableStream(Stream):
                              "drop or impute them before selection")
         self.names.claim(label, self.name)
         return label, arr
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a block of items is read.
+
+    Holding thousands of fresh ``(name, column)`` tuples makes CPython run full collections
+    that traverse all of them again and again: it doubled the cost of reading a generator.
+    Reference counting still frees everything; at most one block of cyclic garbage made by
+    the user's generator waits for the next collection.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _ndim(x) -> int:
