@@ -54,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--latex", metavar="FILE", help="also write the summary as LaTeX")
     p.add_argument("--html", metavar="FILE", help="also write the summary as HTML")
     p.add_argument("--history", metavar="FILE", help="write the selection history as CSV")
+    p.add_argument("--keep-history", choices=("full", "none"), default="full",
+                   help="history rows kept: full (one per candidate, default) or none (only the accepted "
+                        "and refused ones: memory stays flat on long streams)")
     return p
 
 
@@ -179,7 +182,7 @@ def _select(args: argparse.Namespace, data: pd.DataFrame, family: str | None):
         options["alpha_delta"] = args.alpha_delta
     try:
         return streamreg(args.formula, data, family=family or "gaussian", method=args.method, test=args.test,
-                         max_tests=args.max_tests, **options)
+                         max_tests=args.max_tests, history=args.keep_history, **options)
     except _USER_ERRORS as exc:
         raise CLIError(_error_text(exc)) from None
 

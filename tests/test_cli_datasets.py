@@ -124,3 +124,18 @@ def test_select_bad_inputs():
         sr.select(y, pd.DataFrame(x, columns=["a", "a", "b", "c"]))
     with pytest.raises(ValueError, match="block_size must be a positive integer"):
         sr.select(y, x, block_size=0)
+
+
+def test_cli_keep_history_none_writes_only_the_decisive_rows(tmp_path, capsys):
+    full, kept = tmp_path / "full.csv", tmp_path / "kept.csv"
+    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--family", "binomial", "--history", str(full)]) == 0
+    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--family", "binomial", "--history", str(kept),
+                 "--keep-history", "none"]) == 0
+    h_full, h_kept = pd.read_csv(full), pd.read_csv(kept)
+    assert len(h_full) == 30
+    decisive = h_full[h_full["status"].str.startswith(("accepted", "refused"))].reset_index(drop=True)
+    assert len(decisive) > 0
+    pd.testing.assert_frame_equal(h_kept[list(decisive.columns)], decisive)
+    capsys.readouterr()
+    assert main(["y ~ x", "--data", "wdbc", "--keep-history", "some"]) == 2
+    assert "invalid choice: 'some'" in capsys.readouterr().err
