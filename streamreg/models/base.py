@@ -62,7 +62,24 @@ class CandidateBlock:
             return suspects
         return suspects[~np.isfinite(self.values[:, suspects]).all(axis=0)]
 
-    def tail(self, start: int) -> "CandidateBlock":
+    def reduce_single(self, q_and_target: np.ndarray,
+                      row_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Gain and rank of each single-column term against ``[Q t]`` (see :func:`reduce_single_columns`).
+
+        This is the one pass over the candidates' values, so it runs where they live: here
+        in memory; a block whose values sit on a cluster (``streamreg.dask``) runs it on the
+        workers.  ``row_weights`` multiply the rows first (a GLM's square-root working
+        weights); the norms are then those of the weighted columns, so the cache is unused.
+        """
+        if row_weights is None:
+            return reduce_single_columns(q_and_target, self.values, self.sq_norms())
+        return reduce_single_columns(q_and_target, row_weights[:, None] * self.values)
+
+    def constant_columns(self) -> np.ndarray:
+        """Whether each column is constant (asked only when some term is collinear)."""
+        return np.ptp(self.values, axis=0) == 0
+
+    def tail(self, start: int) -> CandidateBlock:
         """The terms from position ``start`` on (a view; cached norms are kept)."""
         col0 = int(self.starts[start]) if start < len(self) else self.values.shape[1]
         norm2 = None if self.norm2 is None else self.norm2[col0:]
@@ -238,8 +255,7 @@ def skip_codes(block: CandidateBlock, rank: np.ndarray, df_resid: np.ndarray) ->
     codes = np.zeros(len(block), dtype=np.int8)
     codes[rank == 0] = COLLINEAR
     if (rank == 0).any():
-        vals = block.values
-        const_cols = np.ptp(vals, axis=0) == 0
+        const_cols = block.constant_columns()
         # a term is constant when all its columns are
         const_terms = np.logical_and.reduceat(const_cols, block.starts) if len(block) else const_cols
         codes[(rank == 0) & const_terms] = CONSTANT

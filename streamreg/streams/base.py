@@ -72,7 +72,7 @@ class TermBlock:
     def spec(self, j: int) -> Any:
         return None if self.specs is None else self.specs[j]
 
-    def tail(self, start: int) -> "TermBlock":
+    def tail(self, start: int) -> TermBlock:
         """The candidates from position ``start`` on."""
         return TermBlock(
             self.stream,

@@ -6,13 +6,14 @@ as each block is read (from the column norms the scoring needs anyway).
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from .arrays import CandidateNames, IterableStream, MatrixStream
 from .base import NameRange, Stream
+from .dask_array import DaskArrayStream, is_dask_array
 
 
 def as_streams(streams, n: int, reserved: Mapping[str, str] | None = None) -> list[Stream]:
@@ -52,6 +53,8 @@ def _one_stream(name: str, s, n: int, several: bool, book: CandidateNames) -> St
         for j, c in enumerate(s.columns):  # by position: duplicated names are reported by MatrixStream
             _check_numeric_column(s.iloc[:, j], f"stream {name!r}: column {str(c)!r}")
         return MatrixStream(name, s.to_numpy(dtype=float), [str(c) for c in s.columns])
+    if is_dask_array(s) or _is_dask_frame(s):
+        return _dask_stream(name, s, n, several)
     if isinstance(s, np.ndarray):
         if s.ndim not in (1, 2):
             raise ValueError(f"stream {name!r}: expected a 2-D array (one column per candidate), got shape {s.shape}")
@@ -64,6 +67,36 @@ def _one_stream(name: str, s, n: int, several: bool, book: CandidateNames) -> St
     if _is_iterable_stream(s):
         return IterableStream(name, s, n, names=book)
     raise TypeError(f"stream {name!r}: expected an array, a DataFrame or an iterable, got {type(s).__name__}")
+
+
+def _is_dask_frame(s) -> bool:
+    module = type(s).__module__
+    return module.startswith(("dask.dataframe", "dask_expr")) and hasattr(s, "to_dask_array")
+
+
+def _dask_stream(name: str, s, n: int, several: bool) -> DaskArrayStream:
+    """A Dask array or DataFrame as a stream whose values stay on the cluster."""
+    names = None
+    if _is_dask_frame(s):
+        frame = s.to_frame() if s.ndim == 1 else s
+        for c, dtype in frame.dtypes.items():  # from the metadata: nothing is computed
+            what = f"stream {name!r}: column {str(c)!r}"
+            if not (isinstance(dtype, np.dtype) and dtype.kind in "biuf"):
+                _check_numeric_column(pd.Series([], dtype=dtype), what)  # dates, text: its own message
+                raise ValueError(f"{what} is not numeric (dtype {dtype}); a Dask stream needs numeric dtypes "
+                                 "(convert with .astype(float))")
+        names = [str(c) for c in frame.columns]
+        s = frame.to_dask_array(lengths=True)
+    elif s.ndim == 1:
+        s = s.reshape(-1, 1)
+    if any(np.isnan(c) for dim in s.chunks for c in dim):
+        raise ValueError(f"stream {name!r}: the dask array has unknown chunk sizes; call x.compute_chunk_sizes() "
+                         "(or DataFrame.to_dask_array(lengths=True)) first")
+    if s.shape[0] != n:
+        raise ValueError(f"stream {name!r} has {s.shape[0]} rows, y has {n}")
+    if names is None:
+        names = NameRange(f"{name}_" if several else "x", 0, int(s.shape[1]))
+    return DaskArrayStream(name, s, names)
 
 
 def _check_numeric_column(series: pd.Series, what: str) -> None:
@@ -98,7 +131,7 @@ def _numeric_array(arr: np.ndarray, what: str) -> np.ndarray:
 
 def _claim_names(stream: Stream, book: CandidateNames) -> None:
     """Claim the names of an array or DataFrame stream's candidates (known in advance)."""
-    if not isinstance(stream, MatrixStream):
+    if not isinstance(stream, (MatrixStream, DaskArrayStream)):
         return
     if isinstance(stream.names, NameRange):
         book.claim_range(stream.names, stream.name)

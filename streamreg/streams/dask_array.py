@@ -1,0 +1,191 @@
+"""Candidates in a Dask array: scored where they live, fetched only when accepted.
+
+A :class:`DaskArrayStream` hands out blocks of columns of an ``n x m`` ``dask.array``.
+Scoring a block is one pass over its values (:meth:`CandidateBlock.reduce_single`): here
+each chunk runs it on the worker that holds the chunk, against the current model's
+``[Q r]`` (least squares) or weighted ``[Q z]`` and weights (GLMs), which travel with the
+task; the driver receives three numbers per candidate (gain, rank, constant) and computes
+the column of a candidate only when the rule accepts it.  The kernel is the in-memory
+path's own function on the same values, so the decisions are those of the numpy path.
+
+With a ``distributed`` client, the chunks after the current block are scored ahead
+against the same model (at most ``ahead`` blocks in flight), so the workers keep busy
+while the driver records decisions; an acceptance changes the model and the speculative
+results are dropped.  Without a client, each block is computed by the default scheduler.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..models.base import CandidateBlock, reduce_single_columns
+from .base import NameRange, Stream, TermBlock
+
+
+def is_dask_array(x: object) -> bool:
+    """Whether ``x`` is a ``dask.array.Array`` (checked without importing dask)."""
+    return type(x).__module__.startswith("dask.array") and hasattr(x, "chunks") and hasattr(x, "dask")
+
+
+def chunk_scores(chunk: np.ndarray, q_and_target: np.ndarray, row_weights: np.ndarray | None) -> np.ndarray:
+    """Gain, rank and constancy of every column of one chunk (a ``3 x c`` array).
+
+    Runs on a worker.  The numbers are those :meth:`CandidateBlock.reduce_single` gives in
+    memory for the same columns.
+    """
+    values = np.asarray(chunk, dtype=float)
+    weighted = values if row_weights is None else row_weights[:, None] * values
+    gain, rank = reduce_single_columns(q_and_target, weighted)
+    constant = np.ptp(values, axis=0) == 0 if values.shape[0] else np.ones(values.shape[1], dtype=bool)
+    return np.vstack([gain, rank, constant])
+
+
+class DaskBlock(CandidateBlock):
+    """Consecutive single-column candidates whose values stay in a Dask array."""
+
+    def __init__(self, darr: Any, stream: DaskArrayStream, start: int):
+        self.darr = darr
+        self.stream, self.start = stream, start
+        self.widths = np.ones(darr.shape[1], dtype=int)
+        self.starts = np.arange(darr.shape[1])
+        self.norm2 = None
+        self._constant: np.ndarray | None = None
+
+    @property
+    def values(self) -> np.ndarray:  # type: ignore[override]
+        """All the block's values, computed (only the multi-column paths would ask)."""
+        return np.asarray(self.darr.compute(), dtype=float)
+
+    def __len__(self) -> int:
+        return int(self.darr.shape[1])
+
+    def term(self, j: int) -> np.ndarray:
+        """One candidate's column, computed: the only values the driver ever fetches."""
+        return np.asarray(self.darr[:, j : j + 1].compute(), dtype=float)
+
+    def reduce_single(self, q_and_target: np.ndarray,
+                      row_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        scores = self.stream.scores(self.start, len(self), q_and_target, row_weights)
+        self._constant = scores[2] > 0
+        return scores[0], scores[1].astype(int)
+
+    def constant_columns(self) -> np.ndarray:
+        if self._constant is None:
+            self._constant = np.asarray((self.darr.max(axis=0) == self.darr.min(axis=0)).compute())
+        return self._constant
+
+    def nonfinite_columns(self) -> np.ndarray:
+        return np.array([], dtype=int)  # non-finite values surface as non-finite statistics
+
+    def tail(self, start: int) -> DaskBlock:
+        out = DaskBlock(self.darr[:, start:], self.stream, self.start + start)
+        if self._constant is not None:
+            out._constant = self._constant[start:]
+        return out
+
+
+class DaskArrayStream(Stream):
+    """The columns of an ``n x m`` ``dask.array.Array`` as single-column candidates.
+
+    Parameters
+    ----------
+    name : str
+    darr : dask.array.Array
+        Chunked along columns (and possibly rows: each column chunk is then gathered whole
+        on one worker).  Chunk sizes must be known.
+    names : sequence of str, optional
+        Candidate names (default ``x0, x1, ...``).
+    ahead : int
+        Blocks scored ahead of the driver when a distributed client is active.
+    """
+
+    def __init__(self, name: str, darr: Any, names: Sequence[str] | None = None, *, ahead: int = 2):
+        super().__init__(name)
+        if darr.ndim != 2:
+            raise ValueError(f"stream {name!r}: expected a 2-D dask array (one column per candidate), "
+                             f"got shape {darr.shape}")
+        if any(np.isnan(c) for dim in darr.chunks for c in dim):
+            raise ValueError(f"stream {name!r}: the dask array has unknown chunk sizes; call "
+                             "x.compute_chunk_sizes() (or DataFrame.to_dask_array(lengths=True)) first")
+        if darr.shape[1] == 0:
+            raise ValueError(f"stream {name!r} is empty: it has no candidate columns")
+        if np.dtype(darr.dtype).kind not in "biuf":
+            raise ValueError(f"stream {name!r} is not numeric (dtype {darr.dtype}); array streams take numeric "
+                             "columns")
+        self.darr = darr if len(darr.chunks[0]) == 1 else darr.rechunk({0: -1})
+        m = int(darr.shape[1])
+        self.names = NameRange("x", 0, m) if names is None else (
+            names if isinstance(names, NameRange) else list(names))
+        if len(self.names) != m:
+            raise ValueError(f"stream {name!r}: {len(self.names)} names for {m} columns")
+        self.n_candidates = m
+        self.position = 0
+        self.ahead = ahead
+        self._bounds = np.concatenate(([0], np.cumsum(self.darr.chunks[1])))
+        self._pending: dict[tuple[str, int, int], Any] = {}  # speculative scores in flight
+
+    def _next_block(self, k: int) -> TermBlock | None:
+        start = self.position
+        if start >= self.n_candidates:
+            return None
+        stop = self._chunk_end(start + k)
+        self.position = stop
+        return TermBlock(self.name, self.names[start:stop], DaskBlock(self.darr[:, start:stop], self, start))
+
+    def _chunk_end(self, want: int) -> int:
+        """``want`` rounded up to the end of its chunk: blocks are whole chunks, one task each."""
+        want = min(want, self.n_candidates)
+        return int(self._bounds[np.searchsorted(self._bounds, want)])
+
+    # -- scoring -----------------------------------------------------------------------
+
+    def scores(self, start: int, length: int, q_and_target: np.ndarray,
+               row_weights: np.ndarray | None) -> np.ndarray:
+        """``3 x length`` scores of candidates ``start ...`` against the given model."""
+        key = _model_key(q_and_target, row_weights)
+        client = _client()
+        stop = start + length
+        if client is None:
+            return self._graph(start, stop, q_and_target, row_weights).compute()
+        future = self._pending.pop((key, start, stop), None)
+        self._pending = {k: f for k, f in self._pending.items() if k[0] == key and k[1] >= stop}
+        if future is None:
+            future = client.compute(self._graph(start, stop, q_and_target, row_weights))
+        # score the next blocks (chunk-aligned, as the driver will ask for them) meanwhile
+        lo = stop
+        for _ in range(self.ahead):
+            if lo >= self.n_candidates:
+                break
+            hi = self._chunk_end(lo + max(length, 1))
+            if (key, lo, hi) not in self._pending:
+                self._pending[(key, lo, hi)] = client.compute(self._graph(lo, hi, q_and_target, row_weights))
+            lo = hi
+        return np.asarray(future.result())
+
+    def _graph(self, start: int, stop: int, q_and_target: np.ndarray, row_weights: np.ndarray | None) -> Any:
+        part = self.darr[:, start:stop]
+        return part.map_blocks(chunk_scores, q_and_target, row_weights, chunks=((3,), part.chunks[1]),
+                               dtype=float, meta=np.empty((0, 0)))
+
+
+def _model_key(q_and_target: np.ndarray, row_weights: np.ndarray | None) -> str:
+    """A digest of the model a score depends on (speculative scores are reused only for it)."""
+    h = hashlib.blake2b(np.ascontiguousarray(q_and_target).tobytes(), digest_size=16)
+    if row_weights is not None:
+        h.update(np.ascontiguousarray(row_weights).tobytes())
+    return h.hexdigest()
+
+
+def _client() -> Any:
+    """The active ``distributed`` client, or None (then dask's default scheduler computes)."""
+    try:
+        from distributed import get_client
+    except ImportError:
+        return None
+    try:
+        return get_client()
+    except ValueError:
+        return None
