@@ -53,6 +53,19 @@ class DaskBlock(CandidateBlock):
         self.starts = np.arange(darr.shape[1])
         self.norm2 = None
         self._constant: np.ndarray | None = None
+        self._kept = False
+
+    def kept(self) -> Any:
+        """The block's values, kept on the workers (or here, without a client) from now on.
+
+        A block is scored again after every acceptance that falls inside it; keeping its
+        chunks spares regenerating or re-reading them (memory: the current block only).
+        """
+        if not self._kept:
+            client = _client()
+            self.darr = client.persist(self.darr) if client is not None else self.darr.persist()
+            self._kept = True
+        return self.darr
 
     @property
     def values(self) -> np.ndarray:  # type: ignore[override]
@@ -68,7 +81,7 @@ class DaskBlock(CandidateBlock):
 
     def reduce_single(self, q_and_target: np.ndarray,
                       row_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        scores = self.stream.scores(self.start, len(self), q_and_target, row_weights)
+        scores = self.stream.scores(self, q_and_target, row_weights)
         self._constant = scores[2] > 0
         return scores[0], scores[1].astype(int)
 
@@ -82,6 +95,7 @@ class DaskBlock(CandidateBlock):
 
     def tail(self, start: int) -> DaskBlock:
         out = DaskBlock(self.darr[:, start:], self.stream, self.start + start)
+        out._kept = self._kept
         if self._constant is not None:
             out._constant = self._constant[start:]
         return out
@@ -142,31 +156,35 @@ class DaskArrayStream(Stream):
 
     # -- scoring -----------------------------------------------------------------------
 
-    def scores(self, start: int, length: int, q_and_target: np.ndarray,
-               row_weights: np.ndarray | None) -> np.ndarray:
-        """``3 x length`` scores of candidates ``start ...`` against the given model."""
+    def scores(self, block: DaskBlock, q_and_target: np.ndarray, row_weights: np.ndarray | None) -> np.ndarray:
+        """``3 x len(block)`` scores of the block's candidates against the given model."""
         key = _model_key(q_and_target, row_weights)
         client = _client()
-        stop = start + length
+        start, stop = block.start, block.start + len(block)
         if client is None:
-            return self._graph(start, stop, q_and_target, row_weights).compute()
+            return self._graph(block.kept(), q_and_target, row_weights).compute()
         future = self._pending.pop((key, start, stop), None)
+        # speculative scores against an older model, or of blocks already passed, are cancelled
+        stale = [f for k, f in self._pending.items() if k[0] != key or k[1] < stop]
+        if stale:
+            client.cancel(stale)
         self._pending = {k: f for k, f in self._pending.items() if k[0] == key and k[1] >= stop}
         if future is None:
-            future = client.compute(self._graph(start, stop, q_and_target, row_weights))
+            future = client.compute(self._graph(block.kept(), q_and_target, row_weights))
         # score the next blocks (chunk-aligned, as the driver will ask for them) meanwhile
         lo = stop
         for _ in range(self.ahead):
             if lo >= self.n_candidates:
                 break
-            hi = self._chunk_end(lo + max(length, 1))
+            hi = self._chunk_end(lo + max(len(block), 1))
             if (key, lo, hi) not in self._pending:
-                self._pending[(key, lo, hi)] = client.compute(self._graph(lo, hi, q_and_target, row_weights))
+                self._pending[(key, lo, hi)] = client.compute(
+                    self._graph(self.darr[:, lo:hi], q_and_target, row_weights))
             lo = hi
         return np.asarray(future.result())
 
-    def _graph(self, start: int, stop: int, q_and_target: np.ndarray, row_weights: np.ndarray | None) -> Any:
-        part = self.darr[:, start:stop]
+    @staticmethod
+    def _graph(part: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None) -> Any:
         return part.map_blocks(chunk_scores, q_and_target, row_weights, chunks=((3,), part.chunks[1]),
                                dtype=float, meta=np.empty((0, 0)))
 
