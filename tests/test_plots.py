@@ -2,12 +2,12 @@
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-import streamreg as sr  # noqa: E402
-from streamreg.results.plots import coefficient_plot, pvalue_plot, selection_path_plot  # noqa: E402
+import streamreg as sr
+from streamreg.results.plots import coefficient_plot, pvalue_plot, selection_path_plot
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def _offsets(ax, label):
 
 
 def test_pvalue_plot_marks_every_status(fit):
-    fig, ax = plt.subplots()
+    _, ax = plt.subplots()
     assert pvalue_plot(fit, ax=ax) is ax
     h = fit.history
     status = h["status"].astype(str)
