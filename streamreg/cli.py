@@ -16,6 +16,7 @@ from typing import NoReturn
 
 import pandas as pd
 
+from . import __version__
 from .api import streamreg
 from .datasets import list_datasets, load
 
@@ -50,7 +51,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--w0", type=float, default=None, help="initial wealth")
     p.add_argument("--alpha-delta", type=float, default=None, help="payout per acceptance (alpha-investing)")
     p.add_argument("--test", default=None, help="t or paper (gaussian); score or lr (GLMs)")
-    p.add_argument("--max-tests", type=int, default=None)
+    p.add_argument("--max-tests", type=int, default=None, help="stop after this many tests")
+    p.add_argument("--max-selected", type=int, default=None, help="stop after this many selected terms")
+    p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS", help="stop after this long")
+    p.add_argument("--passes", type=int, default=None, help="passes over the streams (default 1)")
+    p.add_argument("--validate", type=float, default=None, metavar="FRACTION",
+                   help="hold out this fraction of the rows: select on the rest, refit on the held-out rows "
+                        "(inference that holds after selection)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the --validate split and of random orders")
+    p.add_argument("--verbose", type=int, default=None, metavar="EVERY",
+                   help="report progress on stderr every EVERY tests")
+    p.add_argument("--version", action="version", version=f"streamreg {__version__}")
     p.add_argument("--latex", metavar="FILE", help="also write the summary as LaTeX")
     p.add_argument("--html", metavar="FILE", help="also write the summary as HTML")
     p.add_argument("--history", metavar="FILE", help="write the selection history as CSV")
@@ -180,6 +191,9 @@ def _select(args: argparse.Namespace, data: pd.DataFrame, family: str | None):
         options["w0"] = args.w0
     if args.alpha_delta is not None:
         options["alpha_delta"] = args.alpha_delta
+    for option in ("max_selected", "time_budget", "passes", "validate", "seed", "verbose"):
+        if getattr(args, option) is not None:
+            options[option] = getattr(args, option)
     try:
         return streamreg(args.formula, data, family=family or "gaussian", method=args.method, test=args.test,
                          max_tests=args.max_tests, history=args.keep_history, **options)

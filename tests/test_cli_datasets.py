@@ -139,3 +139,19 @@ def test_cli_keep_history_none_writes_only_the_decisive_rows(tmp_path, capsys):
     capsys.readouterr()
     assert main(["y ~ x", "--data", "wdbc", "--keep-history", "some"]) == 2
     assert "invalid choice: 'some'" in capsys.readouterr().err
+
+
+def test_cli_version_and_stopping_and_validation_options(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"streamreg {sr.__version__}"
+    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--max-selected", "2"]) == 0
+    out = capsys.readouterr().out
+    fit = sr.streamreg("diagnosis ~ stream(*)", sr.datasets.load("wdbc").data, family="binomial", max_selected=2)
+    assert f"Selected formula: {fit.selected_formula}" in out
+    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--validate", "0.3", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    held = sr.streamreg("diagnosis ~ stream(*)", sr.datasets.load("wdbc").data, family="binomial", validate=0.3,
+                        seed=4)
+    assert f"Selected formula: {held.selected_formula}" in out
+    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--validate", "3"]) == 2
+    assert capsys.readouterr().err.startswith("streamreg: validate as a fraction must lie in (0, 1)")
