@@ -9,6 +9,8 @@ and the history's ``pass`` column says which pass offered it.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -58,11 +60,53 @@ class ConcatStream(Stream):
             child.on_accept(term)
 
 
+class PickedNames(Sequence):
+    """``names[positions[i]]`` for each i, made only when read (re-offers of long streams)."""
+
+    def __init__(self, names: Sequence[str], positions: np.ndarray):
+        self.names, self.positions = names, positions
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return PickedNames(self.names, self.positions[i])
+        return self.names[int(self.positions[i])]
+
+
+@dataclass
+class _Reoffer:
+    """Rejected candidates of one block, waiting for the next pass (values copied once)."""
+
+    pass_no: int
+    names: Sequence[str]
+    block: CandidateBlock
+    columns: list | None
+    specs: list | None
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def split(self, k: int) -> tuple["_Reoffer", "_Reoffer"]:
+        cut = int(self.block.starts[k])
+        head = CandidateBlock(self.block.values[:, :cut], self.block.widths[:k])
+        return (_Reoffer(self.pass_no, self.names[:k], head, _part(self.columns, slice(None, k)),
+                         _part(self.specs, slice(None, k))),
+                _Reoffer(self.pass_no, self.names[k:], self.block.tail(k), _part(self.columns, slice(k, None)),
+                         _part(self.specs, slice(k, None))))
+
+
+def _part(items: list | None, sl: slice) -> list | None:
+    return None if items is None else items[sl]
+
+
 class PassesStream(Stream):
     """``inner`` followed by up to ``passes - 1`` re-offers of its rejected candidates.
 
-    Rejected candidates are kept (values copied) as the driver reports them; new
-    candidates of the inner stream always come before pending re-offers.
+    The rejected candidates of each block are kept as the driver reports them, with one
+    indexed copy per block; new candidates of the inner stream always come before pending
+    re-offers, and re-offers come back in the order they were rejected.
     """
 
     def __init__(self, inner: Stream, passes: int):
@@ -72,8 +116,7 @@ class PassesStream(Stream):
         self.inner = inner
         self.passes = int(passes)
         self.n_candidates = inner.n_candidates
-        # (pass number, name, values, column names, spec) in the order of rejection
-        self.pending: deque = deque()
+        self.pending: deque[_Reoffer] = deque()
         self.n_reoffered = 0
 
     def take(self, k: int) -> TermBlock | None:
@@ -85,15 +128,12 @@ class PassesStream(Stream):
             if self.inner.exhausted:
                 self.exhausted = True
             return None
-        pass_no = self.pending[0][0]
-        items = []
-        while self.pending and len(items) < k and self.pending[0][0] == pass_no:
-            items.append(self.pending.popleft())
-        self.n_reoffered += len(items)
-        values = np.concatenate([it[2] for it in items], axis=1)
-        widths = np.array([it[2].shape[1] for it in items])
-        return TermBlock(self.name, [it[1] for it in items], CandidateBlock(values, widths),
-                         [it[3] for it in items], [it[4] for it in items], pass_no)
+        entry = self.pending.popleft()
+        if len(entry) > k:  # up to k: the rest stays first in line
+            entry, rest = entry.split(k)
+            self.pending.appendleft(rest)
+        self.n_reoffered += len(entry)
+        return TermBlock(self.name, entry.names, entry.block, entry.columns, entry.specs, entry.pass_no)
 
     def _next_block(self, k: int) -> TermBlock | None:
         return self.take(k)
@@ -101,9 +141,20 @@ class PassesStream(Stream):
     def on_rejected(self, block: TermBlock, positions: np.ndarray) -> None:
         if block.pass_no >= self.passes:
             return
-        for j in np.asarray(positions, dtype=int):
-            self.pending.append((block.pass_no + 1, block.names[j], block.block.term(j).copy(),
-                                 block.column_names(j), block.spec(j)))
+        pos = np.asarray(positions, dtype=int)
+        if pos.size == 0:
+            return
+        b = block.block
+        widths = b.widths[pos]
+        if (widths == 1).all():
+            cols = b.starts[pos]
+        else:
+            cols = np.concatenate([np.arange(b.starts[j], b.starts[j] + b.widths[j]) for j in pos])
+        values = b.values[:, cols]  # a copy: the stream may reuse its buffers
+        columns = None if block.columns is None else [block.columns[j] for j in pos]
+        specs = None if block.specs is None else [block.specs[j] for j in pos]
+        self.pending.append(_Reoffer(block.pass_no + 1, PickedNames(block.names, pos),
+                                     CandidateBlock(values, widths), columns, specs))
 
     def on_accept(self, term: AcceptedTerm) -> None:
         self.inner.on_accept(term)
