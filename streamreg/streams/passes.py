@@ -88,7 +88,7 @@ class _Reoffer:
     def __len__(self) -> int:
         return len(self.names)
 
-    def split(self, k: int) -> tuple["_Reoffer", "_Reoffer"]:
+    def split(self, k: int) -> tuple[_Reoffer, _Reoffer]:
         cut = int(self.block.starts[k])
         head = CandidateBlock(self.block.values[:, :cut], self.block.widths[:k])
         return (_Reoffer(self.pass_no, self.names[:k], head, _part(self.columns, slice(None, k)),
