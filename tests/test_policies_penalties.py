@@ -116,3 +116,16 @@ def test_guarantee_says_no_error_rate():
     text = ric.guarantee()
     fwer = 1000 * stats.chi2.sf(2 * math.log(1000), 1)
     assert f"{fwer:.3g}" in text and "not independent" in text
+
+
+def test_ric_guarantee_quotes_the_exact_least_squares_rate():
+    from scipy import stats
+
+    from streamreg.policies import RIC
+
+    ric = RIC(m=1_000_000)
+    ric.start(n_obs=100, n_candidates=None)
+    # n log(RSS0/RSS1) > 2 log m  <=>  F(1, n - 2) > (n - 2) (m^(2/n) - 1) beside an intercept
+    size = stats.f.sf(98 * (1_000_000 ** (2 / 100) - 1), 1, 98)
+    assert f"exact rate per null test is {size:.3g}" in ric.guarantee()
+    assert f"about {1_000_000 * size:.3g} over m tests" in ric.guarantee()

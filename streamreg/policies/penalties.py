@@ -191,5 +191,13 @@ class RIC(FixedPenalty):
         )
         if m is not None and m > 1:
             fwer = min(1.0, m * float(stats.chi2.sf(2.0 * math.log(m), 1)))
-            text += f" = {fwer:.3g} for m = {m}"
+            text += f" = {fwer:.3g} for m = {m} (GLMs, large n)"
+            n = getattr(self, "n_obs", None)
+            if n is not None and n > 3:
+                # least squares decides on n log(RSS0/RSS1) > 2 log m, i.e. on the partial F statistic
+                # exceeding dfr (m^(2/n) - 1): its exact null size, beside an intercept (dfr = n - 2)
+                dfr = n - 2
+                size = 2.0 * float(stats.t.sf(math.sqrt(dfr * math.expm1(2.0 * math.log(m) / n)), dfr))
+                text += (f"; for least squares with n = {n} the exact rate per null test is {size:.3g}, "
+                         f"so about {min(1.0, m * size):.3g} over m tests")
         return text + ". " + _NO_RATE + "that figure is heuristic here."
