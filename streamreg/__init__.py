@@ -12,21 +12,26 @@ number of false selections stays controlled however long the stream is.
 """
 from . import datasets, policies
 from .api import RefitWarning, select, streamreg
+from .fdr import online_fdr
 from .formula import FormulaError
 from .policies import AlphaInvesting, InformationInvesting, Policy
 from .results import StreamRegResults
+from .results.compare import ComparisonTable, compare
 from .streams.registry import register_stream_class
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AlphaInvesting",
+    "ComparisonTable",
     "FormulaError",
     "InformationInvesting",
     "Policy",
     "RefitWarning",
     "StreamRegResults",
+    "compare",
     "datasets",
+    "online_fdr",
     "policies",
     "register_stream_class",
     "select",

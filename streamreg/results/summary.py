@@ -13,6 +13,8 @@ import statsmodels.api as sm
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
+from .latex import latex_escape, latex_tabular, note_paragraphs
+
 
 def selection_facts(res) -> list[tuple[str, str]]:
     """(label, value) pairs describing how the terms were chosen."""
@@ -76,16 +78,27 @@ def notes(res) -> list[str]:
 
 
 class StreamRegSummary(Summary):
-    """A statsmodels Summary whose LaTeX output keeps each table its own tabular.
+    """A statsmodels Summary whose LaTeX output compiles and keeps each table its own tabular.
 
     statsmodels merges all tables into the first one for LaTeX, which fails when they
-    have different numbers of columns, as the selection tables do.
+    have different numbers of columns, as the selection tables do; and it escapes only some
+    of LaTeX's special characters (see :mod:`streamreg.results.latex`).
     """
 
     def as_latex(self) -> str:
-        parts = [t.as_latex_tabular() for t in self.tables]
+        """Booktabs tabulars with every cell escaped, and the notes as paragraphs.
+
+        Needs ``\\usepackage{booktabs}`` in the document.
+        """
+        notes_table = getattr(self, "_notes_table", None)
+        parts = []
+        for table in self.tables:
+            if table is notes_table:  # wrapped lines of prose: paragraphs in LaTeX
+                parts.extend(latex_escape(note) for note in self._notes)
+            else:
+                parts.append(latex_tabular(table))
         if self.extra_txt is not None:
-            parts.append(self.extra_txt.replace("\n", " \\newline\n "))
+            parts.extend(latex_escape(note) for note in note_paragraphs(self.extra_txt))
         return "\n\n".join(parts)
 
 
@@ -104,9 +117,11 @@ def add_selection_block(summary: Summary, res, width: int = 78) -> Summary:
     t1 = SimpleTable(rows, title="Streamwise selection",
                      txt_fmt={"colsep": "  ", "data_aligns": "l"})
     t2 = SimpleTable(stream_rows(res), headers=["stream", "tested", "selected", "final wealth"])
+    paragraphs = notes(res)
     lines = []
-    for note in notes(res):
+    for note in paragraphs:
         lines.extend(textwrap.wrap(note, width=width))
     t3 = SimpleTable([[line] for line in lines], txt_fmt={"data_aligns": "l"})
     summary.tables[1:1] = [t1, t2, t3]
+    summary._notes, summary._notes_table = paragraphs, t3  # as_latex prints them as paragraphs
     return summary

@@ -1,0 +1,149 @@
+"""LOND and alpha-spending: online rules whose levels need no wealth recursion.
+
+Both follow ``onlineFDR`` (``LOND`` and ``Alpha_spending``) with its default sequences, from
+:mod:`streamreg.policies.sequences`; decisions use ``p <= level`` on the log scale.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..outcomes import TestOutcomes
+from .base import Plan, Policy
+from .online_common import HEURISTIC, check_alpha, screened_accept
+from .sequences import LORD_SEQUENCE, ArraySequence, user_sequence
+
+
+class LOND(Policy):
+    """LOND (Javanmard and Montanari 2015; onlineFDR ``LOND``).
+
+    Level ``alpha_t = beta_t (D_{t-1} + 1)`` with ``D_{t-1}`` the acceptances before test
+    ``t`` and ``beta_t = alpha g_t`` (the LORD sequence); with ``original=False`` the
+    PRDS-valid variant ``beta_t max(D_{t-1}, 1)`` of Zrnic et al. (2021).
+
+    Parameters
+    ----------
+    alpha : float, default 0.05
+        Target FDR level, in (0, 1).
+    original : bool, default True
+        Use the original ``D + 1`` factor (onlineFDR's default).
+    betai : sequence of float, optional
+        Non-negative sequence summing to at most ``alpha``; default
+        ``alpha * 0.07720838 log(max(j, 2)) / (j exp(sqrt(log j)))``.
+
+    Examples
+    --------
+    >>> from streamreg.policies import LOND
+    >>> LOND(original=False)
+    lond(alpha=0.05, original=False)
+    """
+
+    name = "lond"
+
+    def __init__(self, alpha: float = 0.05, original: bool = True, betai: Sequence[float] | None = None):
+        self.alpha = check_alpha(alpha)
+        self.original = bool(original)
+        self.betai = user_sequence(betai, self.alpha, "betai")
+        self._beta_seq = None if self.betai is None else ArraySequence(np.asarray(self.betai) / self.alpha)
+
+    def _reset(self) -> None:
+        self._alpha = self.alpha * self.share
+
+    def _levels(self, m: int) -> np.ndarray:
+        t = self.n_tested + 1 + np.arange(m, dtype=np.int64)
+        seq = LORD_SEQUENCE if self._beta_seq is None else self._beta_seq
+        factor = self.n_accepted + 1 if self.original else max(self.n_accepted, 1)
+        return (self._alpha * seq(t)) * factor
+
+    def plan(self, outcomes: TestOutcomes) -> Plan:
+        level = self._levels(len(outcomes))
+        return Plan(
+            accept=screened_accept(outcomes, level),
+            level=level,
+            wealth=np.full(len(outcomes), np.nan),
+        )
+
+    def record(self, outcomes: TestOutcomes, n: int, last_accepted: bool) -> None:
+        self.n_tested += n
+        self.n_accepted += int(bool(last_accepted and n))
+
+    def parameters(self) -> dict:
+        out = {"alpha": self.alpha, "original": self.original}
+        if self.betai is not None:
+            out["betai"] = self.betai
+        return out
+
+    def guarantee(self) -> str:
+        if self.original:
+            cond = "independent null p-values (Javanmard and Montanari 2015)"
+        else:
+            cond = "positively dependent (PRDS) p-values (Zrnic et al. 2021)"
+        return f"FDR <= {self.alpha:g}, valid for {cond}. " + HEURISTIC
+
+
+class AlphaSpending(Policy):
+    """Alpha-spending (onlineFDR ``Alpha_spending``): the online Bonferroni test.
+
+    Test ``t`` runs at level ``alpha g_t`` with the LORD sequence ``g``; the wealth
+    reported is the unspent budget ``alpha (1 - g_1 - ... - g_t)``.
+
+    Parameters
+    ----------
+    alpha : float, default 0.05
+        Family-wise error rate, in (0, 1).
+    gammai : sequence of float, optional
+        Non-negative sequence summing to at most 1 (default: the LORD sequence).
+
+    Examples
+    --------
+    >>> from streamreg.policies import AlphaSpending
+    >>> AlphaSpending(alpha=0.1)
+    alpha-spending(alpha=0.1)
+    """
+
+    name = "alpha-spending"
+
+    def __init__(self, alpha: float = 0.05, gammai: Sequence[float] | None = None):
+        self.alpha = check_alpha(alpha)
+        self.gammai = user_sequence(gammai, 1.0, "gammai")
+        self._gamma = LORD_SEQUENCE if self.gammai is None else ArraySequence(np.asarray(self.gammai))
+
+    def _reset(self) -> None:
+        self._alpha = self.alpha * self.share
+        self._spent = 0.0
+
+    @property
+    def wealth(self) -> float:
+        return self._alpha - self._spent
+
+    def _levels(self, m: int) -> np.ndarray:
+        t = self.n_tested + 1 + np.arange(m, dtype=np.int64)
+        return self._alpha * self._gamma(t)
+
+    def plan(self, outcomes: TestOutcomes) -> Plan:
+        level = self._levels(len(outcomes))
+        spent = np.cumsum(np.concatenate(([self._spent], level)))[1:]
+        return Plan(accept=screened_accept(outcomes, level), level=level, wealth=self._alpha - spent)
+
+    def record(self, outcomes: TestOutcomes, n: int, last_accepted: bool) -> None:
+        if n == 0:
+            return
+        level = self._levels(n)
+        self._spent = float(np.cumsum(np.concatenate(([self._spent], level)))[-1])
+        self.n_tested += n
+        self.n_accepted += int(bool(last_accepted))
+
+    def parameters(self) -> dict:
+        out = {"alpha": self.alpha}
+        if self.gammai is not None:
+            out["gammai"] = self.gammai
+        return out
+
+    def guarantee(self) -> str:
+        return (
+            f"FWER <= {self.alpha:g} by a union bound, valid under any dependence provided each "
+            "null p-value is valid on its own. Streamwise p-values come from nested fits to one "
+            "response and are computed given a data-selected model, so they are neither "
+            "independent nor exactly valid, and the claim is approximate here."
+        )
