@@ -9,7 +9,7 @@ Methods: MSFS (I) (multi-stream + ``interactions(cl)``, kinds 1-2 as in the pape
 and an L1-logistic baseline (scikit-learn ``LogisticRegressionCV``, liblinear).
 
 Part 2 -- UCI internet advertisements (3279 x 1558) with its six natural feature groups
-(geometry, url, origurl, ancurl, alt, caption; ``feature_groups.csv``) as six streams:
+(geometry, url, origurl, ancurl, alt, caption; ``Dataset.groups``) as six streams:
 multi-stream vs single-stream, with and without ``interactions()``.
 
 Choices (printed in the header):
@@ -36,19 +36,15 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
+import argparse
+import sys
+import time
+import warnings
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import numpy as np
+import pandas as pd
 
-import streamreg as sr  # noqa: E402
-
-DATA = "/work/shared/data"
-ARCENE = f"{DATA}/arcene"
-ADS = f"{DATA}/internet_ads"
+import streamreg as sr
 
 #: paper 001, Table 2, arcene (k = 1000): mean error %, sd, mean #features
 PAPER = {
@@ -66,24 +62,17 @@ def out(*a):
 
 # ---------------------------------------------------------------------------- data
 def load_arcene():
-    x = np.vstack([np.loadtxt(f"{ARCENE}/arcene_train.data.gz"), np.loadtxt(f"{ARCENE}/arcene_valid.data.gz")])
-    y = np.concatenate([np.loadtxt(f"{ARCENE}/arcene_train.labels.gz"),
-                        np.loadtxt(f"{ARCENE}/arcene_valid.labels.gz")])
-    return x, (y > 0).astype(float)
+    """train + valid (200 x 10,000), y = 1 for cancer (streamreg.datasets; downloaded on first use)."""
+    return sr.datasets.load("arcene").arrays()
 
 
 def load_ads():
-    raw = pd.read_csv(f"{ADS}/ad.data.gz", header=None, na_values="?", skipinitialspace=True,
-                      low_memory=False)
-    y = (raw.iloc[:, -1].astype(str).str.strip() == "ad.").astype(float).to_numpy()
-    x = raw.iloc[:, :-1].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-    groups = pd.read_csv(f"{ADS}/feature_groups.csv")
-    assert len(groups) == x.shape[1], (len(groups), x.shape)
-    names, count = [], {}
-    for g in groups["group"]:
-        count[g] = count.get(g, 0) + 1
-        names.append(f"{g}_{count[g]}")
-    return x, y, names, list(dict.fromkeys(groups["group"]))
+    """The 1558 columns renamed ``<group>_<k>`` (geometry_1..4 too), so that ``stream(<group>_*)`` is a group."""
+    ds = sr.datasets.load("internet_ads")
+    x, y = ds.arrays()
+    assert [c for cols in ds.groups.values() for c in cols] == list(ds.X.columns)
+    names = [f"{g}_{k}" for g, cols in ds.groups.items() for k in range(1, len(cols) + 1)]
+    return x, y, names, list(ds.groups)
 
 
 def folds_of(y, k, seed=0):
@@ -128,8 +117,8 @@ def run_streamreg(formula, dtr, dte, ytr, yte, family, budget, **kw):
     terms = fit.selected_terms
     h = fit.history
     streams = fit.selected["stream"].astype(str).tolist() if len(fit.selected) else []
-    return dict(err=err, err_ls=err_ls, nf=len(terms), sec=sec, tests=int(getattr(fit.search, "n_tests", len(h))),
-                terms=terms, streams=streams)
+    return {"err": err, "err_ls": err_ls, "nf": len(terms), "sec": sec,
+            "tests": int(getattr(fit.search, "n_tests", len(h))), "terms": terms, "streams": streams}
 
 
 def lasso(xtr, xte, ytr, yte, seed):
@@ -142,7 +131,8 @@ def lasso(xtr, xte, ytr, yte, seed):
                                  random_state=seed).fit(xtr, ytr)
     sec = time.perf_counter() - t
     err = float(np.mean((m.predict(xte) > 0.5) != (yte > 0.5)))
-    return dict(err=err, err_ls=np.nan, nf=int(np.sum(m.coef_ != 0)), sec=sec, tests=np.nan, terms=[], streams=[])
+    return {"err": err, "err_ls": np.nan, "nf": int(np.sum(m.coef_ != 0)), "sec": sec, "tests": np.nan,
+            "terms": [], "streams": []}
 
 
 def table(rows: dict, paper: dict | None = None):
@@ -190,7 +180,7 @@ def part_arcene(args):
     specs = []
     for a in args.alphas:
         tag = f" [w0=ad={a:g}]"
-        opts = dict(w0=a, alpha_delta=a)
+        opts = {"w0": a, "alpha_delta": a}
         if not args.no_interactions:
             specs.append((f"MSFS (I){tag}", f"y ~ {gen} + interactions(cl)", dict(multistream=True, **opts)))
         specs.append((f"MSFS{tag}", f"y ~ {gen}", dict(multistream=True, **opts)))
@@ -198,7 +188,7 @@ def part_arcene(args):
     if not args.no_stepwise:
         # clusters are irrelevant to stepwise (it sees every candidate at each step)
         specs.append(("Stepwise RIC", "y ~ stream(x*) + pca(x*, k=50) + squares(x*)",
-                      dict(method="stepwise-ric")))
+                      {"method": "stepwise-ric"}))
     rows = {s[0]: [] for s in specs}
     if not args.no_lasso:
         rows["Lasso (L1 logit)"] = []
@@ -241,7 +231,7 @@ def part_ads(args):
     specs = []
     for a in args.alphas:
         tag = f" [w0=ad={a:g}]"
-        opts = dict(w0=a, alpha_delta=a)
+        opts = {"w0": a, "alpha_delta": a}
         specs.append((f"multi-stream{tag}", f"y ~ {base}", dict(multistream=True, **opts)))
         specs.append((f"single-stream{tag}", f"y ~ {base}", dict(multistream=False, **opts)))
         if not args.no_interactions:

@@ -1,4 +1,4 @@
-"""Paper 003 (Wang and Luan, BP-SFS), Tables 3-6 protocol on the data in ``../shared/data``.
+"""Paper 003 (Wang and Luan, BP-SFS), Tables 3-6 protocol on the papers' data (``streamreg.datasets``).
 
 Protocol (paper 003, section IV.A, as far as the OCR-damaged text is legible): each data set
 is split at random into 60 % training and 40 % test rows, 20 times.  Features are
@@ -28,9 +28,15 @@ Methods, all ``family="binomial"`` through ``sr.select(y, X, ...)`` with arrays:
 Data sets (binary responses; y = 1 is the level named): the paper's five microarray sets
 (golub_leukemia = "Leukemia", alon_colon = "Colon", singh_prostate = "Prostate",
 shipp_dlbcl = "DLBCL", gordon_lung = "Lung") and two of its three UCI sets (ionosphere,
-wdbc; SPAMBASE is not in ../shared/data), plus three binary UCI sets the paper did not use
+wdbc; SPAMBASE is not among the data sets), plus three binary UCI sets the paper did not use
 (spect, wpbc, cleve).  mfeat (10 classes) is made binary only with ``--mfeat`` (even vs odd
 digit); it is off by default to keep the run within ~20 minutes.
+
+The data come from ``streamreg.datasets.load``: the microarray sets and mfeat are downloaded
+on first use into its cache (``STREAMREG_DATA_URL`` may point at a mirror, e.g. a folder
+laid out like the project's shared data).  Rows with a missing value are dropped (wpbc 4,
+cleve 7); cleve's symbolic attributes enter as dummy columns (earlier runs used PMLB's
+numeric coding of all 303 rows).
 
 Time limits (guards, so that one slow case cannot stall the table): 60 s per ``sr.select`` call, and a method
 stops taking new splits of a data set once it has spent ``--budget`` (150) seconds on it; each
@@ -46,83 +52,51 @@ import os
 os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before numpy: 2-core machine
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import re  # noqa: E402
-import signal  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import re
+import signal
+import sys
+import time
+import warnings
+from pathlib import Path
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from sklearn.linear_model import LogisticRegressionCV  # noqa: E402
-from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegressionCV
+from sklearn.neighbors import KNeighborsClassifier
 
-import streamreg as sr  # noqa: E402
+import streamreg as sr
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-if not DATA.exists():
-    DATA = Path("/work/shared/data")
 K_NN = 3
 TRAIN_FRACTION = 0.6
 
 # --------------------------------------------------------------------------- data
 
-
-def _gene(folder: str, file: str, positive: str):
-    df = pd.read_csv(DATA / folder / file)
-    cls = df.pop("class").astype(str)
-    return df.to_numpy(dtype=float), (cls == positive).to_numpy(dtype=float)
-
-
-def _uci_csv(folder: str, file: str, label_col: int, positive: str, drop: tuple[int, ...] = ()):
-    df = pd.read_csv(DATA / folder / file, header=None, na_values="?")
-    df = df.dropna()
-    y = (df[label_col].astype(str).str.strip() == positive).to_numpy(dtype=float)
-    feats = [c for c in df.columns if c != label_col and c not in drop]
-    return df[feats].to_numpy(dtype=float), y, len(df)
+#: what y = 1 is, and any choice made here (the coding is streamreg.datasets')
+NOTES = {
+    "golub_leukemia": "y=1: AML", "alon_colon": "y=1: tumour",
+    "singh_prostate": "y=1: tumour (102-sample version, 12600 probes; paper: 6033)",
+    "shipp_dlbcl": "y=1: FL", "gordon_lung": "y=1: mesothelioma",
+    "ionosphere": "y=1: bad ('b'); feature 2 is constant", "wdbc": "y=1: malignant; ID dropped",
+    "wpbc": "y=1: recurrent; ID dropped, time kept (33 features)", "spect": "y=1: abnormal; train+test pooled",
+    "cleve": "y=1: sick; the 7 symbolic attributes as dummy columns (18 features)",
+    "mfeat": "y=1: odd digit (made binary: even vs odd)",
+}
 
 
 def load(name: str):
-    """(X, y, description of the response and of any rows dropped)."""
-    if name == "golub_leukemia":
-        x, y = _gene(name, "golub.csv.gz", "AML")
-        return x, y, "y=1: AML"
-    if name == "alon_colon":
-        x, y = _gene(name, "alon.csv.gz", "t")
-        return x, y, "y=1: tumour"
-    if name == "singh_prostate":
-        x, y = _gene(name, "singh.csv.gz", "Tumor")
-        return x, y, "y=1: tumour (102-sample version, 12600 probes; paper: 6033)"
-    if name == "shipp_dlbcl":
-        x, y = _gene(name, "shipp.csv.gz", "FL")
-        return x, y, "y=1: FL"
-    if name == "gordon_lung":
-        x, y = _gene(name, "gordon.csv.gz", "mesothelioma")
-        return x, y, "y=1: mesothelioma"
-    if name == "ionosphere":
-        x, y, _ = _uci_csv(name, "ionosphere.data.gz", 34, "b")
-        return x, y, "y=1: bad ('b'); feature 2 is constant"
-    if name == "wdbc":
-        x, y, _ = _uci_csv(name, "wdbc.data.gz", 1, "M", drop=(0,))
-        return x, y, "y=1: malignant; ID dropped"
-    if name == "wpbc":
-        x, y, n = _uci_csv(name, "wpbc.data.gz", 1, "R", drop=(0,))
-        return x, y, f"y=1: recurrent; ID dropped, time kept (33 features), {198 - n} rows with '?' dropped"
-    if name == "spect":
-        parts = [pd.read_csv(DATA / name / f, header=None) for f in ("SPECT.train", "SPECT.test")]
-        df = pd.concat(parts, ignore_index=True)
-        return df.iloc[:, 1:].to_numpy(dtype=float), df[0].to_numpy(dtype=float), "y=1: abnormal; train+test pooled"
+    """(X, y, description of the response and of any rows dropped) from ``streamreg.datasets.load``."""
+    ds = sr.datasets.load(name)
+    data = ds.data.dropna()  # wpbc: 4 rows, cleve: 7 rows with a missing value
+    x = data.drop(columns=ds.response)
     if name == "cleve":
-        df = pd.read_csv(DATA / name / "pmlb_cleve.tsv.gz", sep="\t")
-        y = df.pop("target").to_numpy(dtype=float)
-        return df.to_numpy(dtype=float), y, "y=1: sick; PMLB numeric coding"
+        x = pd.get_dummies(x, drop_first=True, dtype=float)  # as R codes factors
+    y = ds.y.loc[data.index].to_numpy(dtype=float)
     if name == "mfeat":
-        df = pd.read_csv(DATA / name / "mfeat_649.csv.gz")
-        d = df.pop("digit").to_numpy()
-        return df.to_numpy(dtype=float), (d % 2 == 1).astype(float), "y=1: odd digit (made binary: even vs odd)"
-    raise ValueError(name)
+        y = (ds.meta["digit"].loc[data.index].to_numpy() % 2 == 1).astype(float)
+    note = NOTES[name] + (f", {len(ds.data) - len(data)} rows with missing values dropped"
+                          if len(data) < len(ds.data) else "")
+    return x.to_numpy(dtype=float), y, note
 
 
 #: folder -> the paper's name for it (None: not in the paper)
@@ -233,7 +207,7 @@ def run_dataset(name, args, out):
     x, y, note = load(name)
     t_load = time.perf_counter() - t_load
     n, p = x.shape
-    ntr = int(round(TRAIN_FRACTION * n))
+    ntr = round(TRAIN_FRACTION * n)
     paper = DATASETS[name]
     reps = args.repeats
     meths = methods(args)
@@ -351,30 +325,28 @@ def main(argv=None):
     signal.signal(signal.SIGALRM, _alarm)
 
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    fh = open(args.out, "w")
+    with open(args.out, "w") as fh:
+        def out(line=""):
+            print(line, flush=True)
+            fh.write(line + "\n")
+            fh.flush()
 
-    def out(line=""):
-        print(line, flush=True)
-        fh.write(line + "\n")
-        fh.flush()
-
-    t_all = time.perf_counter()
-    out(f"paper 003 protocol: {' '.join(sys.argv)}")
-    out(f"streamreg {getattr(sr, '__version__', '?')}, numpy {np.__version__}, OPENBLAS_NUM_THREADS=1; "
-        f"60/40 random splits (seed {args.seed}), features standardised on the training rows, "
-        f"{K_NN}-NN (k not legible in the paper), family='binomial' (score tests) for every method")
-    out(f"limits: {args.repeats} splits per data set; grafting on the microarray sets only on the first "
-        f"{min(args.repeats, args.graft_repeats_wide)} splits; grafting lambda by 5-fold CV over "
-        f"{args.graft_lambdas} values from lambda_max to {args.graft_ratio:g} lambda_max; "
-        f"{args.time_limit}s per sr.select call; a method stops taking new splits of a data set once it has "
-        f"spent {args.budget:g}s on it" + ("" if args.mfeat else "; mfeat not run (use --mfeat)"))
-    out("paper columns: Tables 3/4 (accuracy) and 5/6 (#selected); 'T7' = taken from Table 7 (the Table 3/4 "
-        "cell is garbled); 'a' = column assignment assumed (row has one cell missing); 'illegible'/'scrambled' = "
-        "OCR damage; '-' = the paper has no such method (LORD++, SAFFRON, alpha-investing 0.05/0.05)")
-    for name in names:
-        run_dataset(name, args, out)
-    out(f"\ntotal wall time {time.perf_counter() - t_all:.0f}s")
-    fh.close()
+        t_all = time.perf_counter()
+        out(f"paper 003 protocol: {' '.join(sys.argv)}")
+        out(f"streamreg {getattr(sr, '__version__', '?')}, numpy {np.__version__}, OPENBLAS_NUM_THREADS=1; "
+            f"60/40 random splits (seed {args.seed}), features standardised on the training rows, "
+            f"{K_NN}-NN (k not legible in the paper), family='binomial' (score tests) for every method")
+        out(f"limits: {args.repeats} splits per data set; grafting on the microarray sets only on the first "
+            f"{min(args.repeats, args.graft_repeats_wide)} splits; grafting lambda by 5-fold CV over "
+            f"{args.graft_lambdas} values from lambda_max to {args.graft_ratio:g} lambda_max; "
+            f"{args.time_limit}s per sr.select call; a method stops taking new splits of a data set once it has "
+            f"spent {args.budget:g}s on it" + ("" if args.mfeat else "; mfeat not run (use --mfeat)"))
+        out("paper columns: Tables 3/4 (accuracy) and 5/6 (#selected); 'T7' = taken from Table 7 (the Table 3/4 "
+            "cell is garbled); 'a' = column assignment assumed (row has one cell missing); 'illegible'/'scrambled' = "
+            "OCR damage; '-' = the paper has no such method (LORD++, SAFFRON, alpha-investing 0.05/0.05)")
+        for name in names:
+            run_dataset(name, args, out)
+        out(f"\ntotal wall time {time.perf_counter() - t_all:.0f}s")
 
 
 if __name__ == "__main__":

@@ -6,15 +6,15 @@ Usage::
     python bench/bench_screening.py --quick    # smaller grids, fewer rows in the drift run
 
 Part 1 compares the online quantile screeners with the offline binning on the NIPS 2003
-sets in ../shared/data (madelon and arcene: train+valid; dexter, dorothea: train+valid,
-sparse; gisette: valid only - the training data are not available).  Part 2 is the
+sets of ``streamreg.datasets`` (downloaded on first use; ``STREAMREG_DATA_URL`` may point at
+a mirror): madelon, arcene, dexter and dorothea (sparse) train+valid; gisette valid only
+unless its training data could be downloaded (the project's mirror lacks them).  Part 2 is the
 concept-drift experiment (eqs. 3.20-3.22).  Tables are printed and also written to
 bench/out/bench_screening.txt.
 """
 from __future__ import annotations
 
 import argparse
-import gzip
 import sys
 import time
 from pathlib import Path
@@ -24,12 +24,10 @@ import scipy.sparse as sp
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from streamreg import screening as S  # noqa: E402
-from streamreg.screening import criteria  # noqa: E402
+from streamreg import screening as S
+from streamreg.datasets import load as load_dataset
+from streamreg.screening import criteria
 
-DATA = ROOT.parent / "shared" / "data"
-if not DATA.exists():
-    DATA = Path("/work/shared/data")
 OUT = ROOT / "bench" / "out"
 LINES: list[str] = []
 
@@ -40,47 +38,12 @@ def emit(s: str = "") -> None:
 
 
 # ---- data ----------------------------------------------------------------------------
-def _labels(path: Path) -> np.ndarray:
-    with gzip.open(path, "rt") as f:
-        return np.array([int(float(t)) for t in f.read().split()])
-
-
-def _sparse(path: Path, p: int, binary: bool) -> sp.csr_matrix:
-    rows, cols, vals = [], [], []
-    with gzip.open(path, "rt") as f:
-        for i, line in enumerate(f):
-            for tok in line.split():
-                if binary:
-                    j, v = int(tok), 1.0
-                else:
-                    a, b = tok.split(":")
-                    j, v = int(a), float(b)
-                rows.append(i)
-                cols.append(j - 1)
-                vals.append(v)
-    n = i + 1
-    return sp.csr_matrix((vals, (rows, cols)), shape=(n, p))
-
-
 def load(name: str) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
-    d = DATA / name
-    if name in ("madelon", "arcene"):
-        X = np.vstack([np.loadtxt(d / f"{name}_{s}.data.gz") for s in ("train", "valid")])
-        y = np.concatenate([_labels(d / f"{name}_{s}.labels.gz") for s in ("train", "valid")])
-    elif name == "gisette":
-        X = np.loadtxt(d / "gisette_valid.data.gz")
-        y = _labels(d / "gisette_valid.labels.gz")
-    elif name == "dexter":
-        X = sp.vstack([_sparse(d / f"dexter_{s}.data.gz", 20000, False)
-                       for s in ("train", "valid")]).tocsr()
-        y = np.concatenate([_labels(d / f"dexter_{s}.labels.gz") for s in ("train", "valid")])
-    elif name == "dorothea":
-        X = sp.vstack([_sparse(d / f"dorothea_{s}.data.gz", 100000, True)
-                       for s in ("train", "valid")]).tocsr()
-        y = np.concatenate([_labels(d / f"dorothea_{s}.labels.gz") for s in ("train", "valid")])
-    else:
-        raise KeyError(name)
-    return X, y
+    """Features (dense, or CSR for dexter and dorothea) and labels -1/+1, from streamreg.datasets."""
+    X, y = load_dataset(name).arrays()  # y is 0/1 there
+    if sp.issparse(X):
+        X = X.astype(np.float64)
+    return X, np.where(y > 0, 1, -1)
 
 
 # ---- part 1: online vs offline --------------------------------------------------------
@@ -247,7 +210,7 @@ def part2(quick: bool) -> None:
                 order = np.argsort(-s, kind="stable")
                 tru = set(true_set(n, shift).tolist())
                 rates = [len(tru & set(order[:k].tolist())) / len(tru) for k in ks]
-                emit(f"{m:>8}{shift:>9}{str(a):>8}" + "".join(f"{r:>8.2f}" for r in rates)
+                emit(f"{m:>8}{shift:>9}{a!s:>8}" + "".join(f"{r:>8.2f}" for r in rates)
                      + f"{time.perf_counter() - t0:>7.1f}")
 
 
