@@ -18,7 +18,7 @@ import pandas as pd
 
 from . import __version__
 from .api import streamreg
-from .datasets import list_datasets, load
+from .datasets import DatasetError, list_datasets, load
 
 #: errors that user input can make the selection raise (FormulaError is a ValueError)
 _USER_ERRORS = (ValueError, TypeError, KeyError)
@@ -45,7 +45,8 @@ def _parser() -> argparse.ArgumentParser:
         "--data wdbc --family binomial",
     )
     p.add_argument("formula", help="e.g. 'y ~ age + stream(x*)'")
-    p.add_argument("--data", required=True, help=f"a bundled data set ({', '.join(list_datasets())}) or a CSV path")
+    p.add_argument("--data", required=True, help="a data set name (see streamreg.datasets.catalogue(); sets that are not bundled are "
+                   "downloaded on first use) or a CSV path")
     p.add_argument("--family", default=None, help="gaussian (default; bundled sets suggest their own), binomial, poisson, ...")
     p.add_argument("--method", default="alpha-investing", help="selection rule (default alpha-investing)")
     p.add_argument("--w0", type=float, default=None, help="initial wealth")
@@ -126,11 +127,14 @@ def _read_csv(path: Path) -> pd.DataFrame:
 def _load_data(name: str) -> tuple[pd.DataFrame, str | None]:
     """The data and the family the bundled set suggests (None for a CSV)."""
     if name in list_datasets():
-        ds = load(name)
+        try:
+            ds = load(name)  # a set that is not bundled is downloaded into the cache on first use
+        except DatasetError as exc:
+            raise CLIError(f"--data {name}: {_one_line(str(exc))}") from None
         return ds.data, ds.family
     path = Path(name)
     if not path.exists():
-        raise CLIError(f"--data {name!r} is neither a bundled data set ({', '.join(list_datasets())}) "
+        raise CLIError(f"--data {name!r} is neither a known data set ({', '.join(list_datasets())}) "
                        "nor an existing file")
     return _read_csv(path), None
 

@@ -55,7 +55,7 @@ def test_cli_issue_example_stream_of_all_columns(capsys):
 
 def test_cli_errors_are_messages_not_tracebacks(capsys):
     assert main(["y ~ stream(*)", "--data", "no_such_file.csv"]) == 2
-    assert "neither a bundled data set" in capsys.readouterr().err
+    assert "neither a known data set" in capsys.readouterr().err
     assert main(["diagnosis ~ stream(zzz*)", "--data", "wdbc"]) == 2
     assert "matches no column" in capsys.readouterr().err
 
@@ -155,3 +155,12 @@ def test_cli_version_and_stopping_and_validation_options(capsys):
     assert f"Selected formula: {held.selected_formula}" in out
     assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--validate", "3"]) == 2
     assert capsys.readouterr().err.startswith("streamreg: validate as a fraction must lie in (0, 1)")
+
+
+def test_cli_failed_download_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("STREAMREG_DATA", str(tmp_path / "cache"))
+    monkeypatch.setenv("STREAMREG_DATA_URL", "http://127.0.0.1:9/")  # nothing listens on the discard port
+    assert main(["y ~ stream(*)", "--data", "madelon"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("streamreg: --data madelon: ") and err.count("\n") == 1
+    assert "Traceback" not in err

@@ -39,7 +39,7 @@ def _error(capsys, argv) -> str:
 def test_nonexistent_data_file(capsys, tmp_path):
     err = _error(capsys, ["y ~ stream(*)", "--data", tmp_path / "nope.csv"])
     names = ", ".join(cli.list_datasets())  # every catalogued set, bundled or fetched
-    assert err == (f"streamreg: --data '{tmp_path / 'nope.csv'}' is neither a bundled data set ({names}) "
+    assert err == (f"streamreg: --data '{tmp_path / 'nope.csv'}' is neither a known data set ({names}) "
                    "nor an existing file")
 
 
