@@ -79,14 +79,6 @@ class Synthetic:
     true_features: list[str]
     noise: float
 
-    def test_set(self, n: int, seed=None) -> tuple[np.ndarray, np.ndarray]:
-        """Fresh (X_true, y) for the true features only: enough to score test MSE."""
-        rng = np.random.default_rng([_seed(seed), 3])
-        x = rng.standard_normal((n, len(self.true_features)))
-        return x, x.sum(axis=1) * self._coef + self.noise * rng.standard_normal(n)
-
-    _coef: float = 1.0
-
 
 def make_synthetic(n: int = 100, m: int = 1000, k: int = 4, *, noise: float = 0.1, coef: float = 1.0,
                    positions: str = "random", seed=None, lazy: bool = False) -> Synthetic:
@@ -126,6 +118,4 @@ def make_synthetic(n: int = 100, m: int = 1000, k: int = 4, *, noise: float = 0.
         data = pd.DataFrame(x, columns=[f"x{j + 1}" for j in range(m)])
         data.insert(0, "y", y)
     stream._cache = None
-    sim = Synthetic(y, data, stream, [f"x{j + 1}" for j in true], noise)
-    sim._coef = coef
-    return sim
+    return Synthetic(y, data, stream, [f"x{j + 1}" for j in true], noise)

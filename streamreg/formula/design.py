@@ -70,7 +70,6 @@ class Design:
     streams: list[Stream]
     frame: pd.DataFrame  # the used columns on the rows kept (plus generated PCA columns)
     n_dropped: int
-    y_index: pd.Index
     derived: DerivedColumns | None = None  # state for rebuilding generated terms on new data
     y_ordered: list[str] | None = None  # streams whose order= looked at the response
     #: the formula's functions as every term calls them (:func:`~.namespace.term_functions`)
@@ -286,7 +285,7 @@ def build_design(
                 raise FormulaError(f"two streams are called {st.name!r}; give them distinct name= arguments")
             seen_names.add(st.name)
             streams.append(st)
-    return Design(parsed, y, resp_col, label, success, fixed, streams, frame, n_dropped, frame.index,
+    return Design(parsed, y, resp_col, label, success, fixed, streams, frame, n_dropped,
                   build.derived, build.y_ordered, term_fns)
 
 
