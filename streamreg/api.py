@@ -24,13 +24,10 @@ from .results import (
     fit_selected,
 )
 from .results.refit import RefitWarning
-from .search import streamwise_search
-from .search.methods import run_search_method
 from .streams.arrays import MatrixStream
 from .streams.base import Stream
 from .streams.inputs import as_streams, known_length
 from .streams.ordering import candidate_order, order_uses_y
-from .streams.passes import arrange_streams
 
 __all__ = ["RefitWarning", "select", "split_rows", "streamreg"]
 
@@ -137,9 +134,7 @@ def streamreg(
                          max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
                          missing=missing, multistream=multistream, passes=passes, functions=functions,
                          validate=validate, history=history, method_options=method_options, entry="streamreg")
-    fam, kind, policy = opts.family, opts.kind, opts.method
-    if kind == "search" and opts.passes != 1:
-        raise ValueError(f"passes= applies to streamwise policies, not to method {method!r}")
+    fam, searcher = opts.family, opts.method
     if not isinstance(data, pd.DataFrame):  # before the split, which indexes the frame
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     held = None
@@ -150,14 +145,9 @@ def streamreg(
     if design.n_dropped:
         warnings.warn(f"dropped {design.n_dropped} rows with missing values in the columns used",
                       stacklevel=2)
-    state = make_state(design.y, design.fixed.to_numpy(dtype=float), fam, opts.test)
-    if kind == "search":  # stepwise, grafting, BP-SFS: their own loop over the streams in formula order
-        search = run_search_method(policy, state=state, y=design.y, fixed=design.fixed.to_numpy(dtype=float),
-                                   family=fam, streams=design.streams, **opts.limits())
-    else:
-        streams = arrange_streams(design.streams, multistream=opts.multistream, passes=opts.passes)
-        search = streamwise_search(state, streams, policy, **opts.limits(), verbose=opts.verbose,
-                                   history=opts.history)
+    fixed = design.fixed.to_numpy(dtype=float)
+    state = make_state(design.y, fixed, fam, opts.test)
+    search = searcher.run(state, design.streams, fixed=fixed, family=fam, options=opts.search)
     rhs = selected_rhs(design.parsed.fixed, search.accepted)  # the formula layer writes the selected terms
     train, y, validation = design.frame, design.y, None
     if held is not None:
@@ -165,7 +155,7 @@ def streamreg(
     model = SelectedModel(rhs=rhs, response_label=design.response_label, response_name=design.response_name,
                           train=train, y=y, family=fam, derived=design.derived,
                           functions=called_functions(rhs, design.functions))
-    selection = SelectionRecord(search=search, policy=policy, test_description=describe_test(search, state),
+    selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 formula=formula, success_level=design.success_level, n_dropped=design.n_dropped,
                                 y_ordered=tuple(design.y_ordered or ()), validation=validation)
     return fit_selected(model, selection)
@@ -273,7 +263,7 @@ def select(
                          max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
                          intercept=intercept, order=order, history=history, method_options=method_options,
                          entry="select")
-    fam, kind, policy = opts.family, opts.kind, opts.method
+    fam, searcher = opts.family, opts.method
     yname, yv = _response_vector(y, fam)
     n = len(yv)
     frame = _fixed_frame(fixed, yname, yv)
@@ -290,17 +280,13 @@ def select(
     stream_objs = as_streams(streams, n, reserved)
     y_ordered = _apply_order(stream_objs, opts.order, yv, opts.seed)
     require_stopping_rule(opts, [s.name for s in stream_objs if not known_length(s)])
-    state = make_state(yv, fixed_x.to_numpy(dtype=float), fam, opts.test)
-    if kind == "search":
-        search = run_search_method(policy, state=state, y=yv, fixed=fixed_x.to_numpy(dtype=float), family=fam,
-                                   streams=stream_objs, **opts.limits())
-    else:
-        search = streamwise_search(state, stream_objs, policy, **opts.limits(), verbose=opts.verbose,
-                                   history=opts.history)
+    fixed_values = fixed_x.to_numpy(dtype=float)
+    state = make_state(yv, fixed_values, fam, opts.test)
+    search = searcher.run(state, stream_objs, fixed=fixed_values, family=fam, options=opts.search)
     frame, names = _add_selected(search.accepted, frame, reserved)
     model = SelectedModel(rhs=" + ".join([fixed_rhs] + names), response_label=term_name(yname),
                           response_name=yname, train=frame, y=yv, family=fam)
-    selection = SelectionRecord(search=search, policy=policy, test_description=describe_test(search, state),
+    selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 y_ordered=tuple(y_ordered))
     return fit_selected(model, selection)
 

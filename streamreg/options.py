@@ -2,11 +2,14 @@
 
 Both entry points call :func:`check_options` first, so a bad value is refused before any
 data are read, with a message that names the option, and the rest of the package may
-assume clean values (a positive ``int`` block size, ``None`` or a count for each stopping
-rule, a constructed policy).  Options of the selection method (``w0=``, ``alpha_delta=``,
-``lam=``, ...) are checked against the signature of the method's constructor, so an
-unknown keyword is reported with the list of valid ones (and a "did you mean") instead of
-failing inside the constructor.
+assume clean values: the search methods get a frozen :class:`SearchOptions` (a positive
+``int`` block size, ``None`` or a count for each stopping rule, ...), validated when it is
+built, and the method itself is constructed and checked against the family, ``passes=``
+and ``history=``.  Options of the selection method (``w0=``, ``alpha_delta=``, ``lam=``,
+...) are checked against the signature of the method's constructor, so an unknown keyword
+is reported with the list of valid ones (and a "did you mean") instead of failing inside
+the constructor, whose own range checks use the validators here (:func:`check_choice`,
+:func:`check_integer`, :func:`check_number`).
 
 The response is checked here too (:func:`check_response`): a constant response, a
 binomial response with one class, or negative Poisson counts make the selection
@@ -22,13 +25,16 @@ import numbers
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import statsmodels.api as sm
 
 from .models import is_ols, resolve_family
 from .policies import Policy
+
+if TYPE_CHECKING:  # search/ imports this module: its types are for annotations only
+    from .search.method import SearchMethod
 
 #: the stopping rules of a search, in the order they are named in messages
 STOPPING_RULES = ("max_tests", "max_selected", "time_budget")
@@ -46,65 +52,76 @@ SELECT_OPTIONS = ("fixed", "intercept", "family", "method", "test", "block_size"
 HISTORY_MODES = ("full", "none")
 
 
-@dataclass(frozen=True, eq=False)
-class Options:
-    """The validated options of one call.
+@dataclass(frozen=True)
+class SearchOptions:
+    """What every search method is run with, validated (and normalised) when built.
 
-    ``method`` is the constructed selection rule (a :class:`~streamreg.policies.Policy`
-    template when ``kind == "policy"``, a search driver when ``kind == "search"``).  A
-    stopping rule given as ``math.inf`` means "no limit" and is stored as None with
-    ``unlimited`` set: the user has said that an unknown-length stream may be read to
-    its end.
+    ``block_size`` (speed only), the stopping rules ``max_tests``, ``max_selected`` and
+    ``time_budget`` (``math.inf`` is stored as None: no limit), ``verbose``, ``history``,
+    ``multistream`` and ``passes``, with the meanings of :func:`~streamreg.streamreg`.  A
+    method applies what concerns it; :func:`check_options` refuses a ``history`` or
+    ``passes`` the method does not take (``SearchMethod.history_modes``, ``multipass``).
+
+    Examples
+    --------
+    >>> SearchOptions(block_size=0)
+    Traceback (most recent call last):
+        ...
+    ValueError: block_size must be a positive integer, got 0
     """
 
-    family: Any
-    family_name: str
-    kind: str
-    method: Any
-    test: str | None
-    block_size: int
-    max_tests: int | None
-    max_selected: int | None
-    time_budget: float | None
-    unlimited: bool
-    verbose: bool | int
-    seed: Any
-    missing: str = "drop"
+    block_size: int = 512
+    max_tests: int | None = None
+    max_selected: int | None = None
+    time_budget: float | None = None
+    verbose: bool | int = False
+    history: str = "full"
     multistream: bool = True
     passes: int = 1
-    functions: Mapping[str, Any] | None = None
-    validate: Any = None
-    intercept: bool = True
-    order: Any = None
-    history: str = "full"
+
+    def __post_init__(self) -> None:
+        checked = {
+            "block_size": check_count("block_size", self.block_size, allow_none=False),
+            "max_tests": check_count("max_tests", self.max_tests, minimum=0, allow_inf=True),
+            "max_selected": check_count("max_selected", self.max_selected, allow_inf=True),
+            "time_budget": _check_time_budget(self.time_budget),
+            "verbose": _check_verbose(self.verbose),
+            "history": _check_history(self.history),
+            "multistream": check_bool("multistream", self.multistream),
+            "passes": check_integer("passes", self.passes),
+        }
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)  # frozen: normalised once, here
 
     @property
     def has_stopping_rule(self) -> bool:
         """True when the search stops by itself (a finite test, selection or time limit)."""
         return any(getattr(self, r) is not None for r in STOPPING_RULES)
 
-    def limits(self) -> dict:
-        """The keyword arguments shared by every search driver."""
-        return {"block_size": self.block_size, "max_tests": self.max_tests,
-                "max_selected": self.max_selected, "time_budget": self.time_budget}
 
-    @property
-    def reads_lazily(self) -> bool:
-        """Whether the method reads the streams as it goes (and so may read an infinite one for ever).
+@dataclass(frozen=True, eq=False)
+class Options:
+    """The validated options of one call.
 
-        Stepwise selection and grafting with a cross-validated lambda read every candidate
-        first and stop with an error past their ``max_candidates``; every other method
-        reads a block at a time for as long as the stream lasts.
-        """
-        if self.kind == "policy":
-            return True
-        # imported late, as everywhere here: formula.design imports this module, which must
-        # stay cheap and free of import cycles
-        from .search.methods import Grafting, Stepwise
+    ``method`` is the constructed :class:`~streamreg.search.method.SearchMethod` (for a
+    wealth rule, the streamwise driver around it) and ``search`` what it is run with.  A
+    stopping rule given as ``math.inf`` means "no limit" and is stored as None with
+    ``unlimited`` set: the user has said that an unknown-length stream may be read to its
+    end.
+    """
 
-        if isinstance(self.method, Stepwise):
-            return False
-        return not (isinstance(self.method, Grafting) and self.method.lam is None)
+    family: Any
+    family_name: str
+    method: SearchMethod
+    test: str | None
+    search: SearchOptions
+    unlimited: bool
+    seed: Any
+    missing: str = "drop"
+    functions: Mapping[str, Any] | None = None
+    validate: Any = None
+    intercept: bool = True
+    order: Any = None
 
 
 # ---------------------------------------------------------------------------------------
@@ -183,12 +200,6 @@ def _check_missing(missing) -> str:
     return missing
 
 
-def _check_passes(passes) -> int:
-    if not _is_int(passes) or passes < 1:
-        raise ValueError(f"passes must be a positive integer, got {passes!r}")
-    return int(passes)
-
-
 def _check_validate(validate):
     """A fraction in (0, 1), a boolean mask or row labels (checked against the data later)."""
     if validate is None:
@@ -215,21 +226,43 @@ def _check_functions(functions) -> dict | None:
     return dict(functions)  # a copy: the caller's mapping is never modified
 
 
-def _check_history(history, kind: str, method) -> str:
-    """``"full"`` or ``"none"``; ``"none"`` only for the streamwise policies.
-
-    Stepwise, grafting and BP-SFS build their own (short) histories and do not take the
-    option: ``history="none"`` with them is refused rather than silently ignored.
-    """
+def _check_history(history) -> str:
+    """``"full"`` or ``"none"`` (whether the method keeps it is checked with the method)."""
     if not isinstance(history, str):
         raise TypeError(f"history must be 'full' or 'none', got {_got(history)}")
     if history not in HISTORY_MODES:
         raise ValueError(f"history must be 'full' or 'none', got {history!r}")
-    if history == "none" and kind != "policy":
-        name = method if isinstance(method, str) else type(method).__name__
-        raise ValueError(f"history='none' applies to the streamwise policies only, not to method {name!r}, "
-                         "which keeps its own history; use history='full' (the default)")
     return history
+
+
+def check_choice(name: str, value, choices: tuple) -> Any:
+    """``value`` if it is one of ``choices``; else ValueError naming the option and the choices."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
+
+
+def check_integer(name: str, value, *, minimum: int = 1, allow_none: bool = False) -> int | None:
+    """A method parameter: an integer ``>= minimum`` (or None where allowed); ValueError otherwise."""
+    if value is None and allow_none:
+        return None
+    if not _is_int(value) or value < minimum:
+        kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
+        raise ValueError(f"{name} must be {kind}{' or None' if allow_none else ''}, got {value!r}")
+    return int(value)
+
+
+def check_number(name: str, value, *, low: float = 0.0, high: float = math.inf, open_low: bool = False,
+                 open_high: bool = True, what: str = "") -> float:
+    """A method parameter: a real number in ``[low, high)`` (ends as given); ValueError otherwise.
+
+    ``what`` replaces the interval in the message (e.g. ``"a finite non-negative number"``).
+    """
+    if not (_is_real(value) and (value > low if open_low else value >= low)
+            and (value < high if open_high else value <= high)):  # NaN fails every comparison
+        interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+        raise ValueError(f"{name} must be {what or 'in ' + interval}, got {value!r}")
+    return float(value)
 
 
 def _check_order(order):
@@ -365,30 +398,32 @@ def _check_initial_wealth(policy) -> None:
                          "and a wealth above 1 lets the first tests pass whatever their p-value")
 
 
-def _check_method_family(rule, family) -> None:
-    """Grafting and BP-SFS have losses for two families only: say so before reading the data."""
-    from .search.methods import BPSFS, Grafting
-    from .search.penalised.grafting import loss_for_family
-
-    if isinstance(rule, (Grafting, BPSFS)):
-        loss_for_family(family)  # ValueError naming the supported families
-
-
-def check_method(method, options: dict, top_level: tuple[str, ...] = ()) -> tuple[str, Any]:
-    """``(kind, rule)`` for ``method=`` and its keyword options, as :func:`resolve_method`.
+def check_method(method, options: dict, top_level: tuple[str, ...] = ()) -> SearchMethod:
+    """The :class:`~streamreg.search.method.SearchMethod` for ``method=`` and its keyword options.
 
     Unknown options are refused with the list of the method's valid ones; option types are
     checked against the constructor's annotations; the ranges are checked by the constructor.
     """
-    from .search.methods import BPSFS, Grafting, Stepwise, resolve_method
+    from .search.methods import SearchMethod, resolve_method
 
-    if not isinstance(method, (str, Policy, Stepwise, Grafting, BPSFS)):
+    if not isinstance(method, (str, Policy, SearchMethod)):
         raise TypeError(f"method must be a name (e.g. 'alpha-investing') or a Policy / search method instance, "
                         f"got {_got(method)}")
     _check_method_options(method, options, top_level)
-    kind, rule = resolve_method(method, **options)
-    _check_initial_wealth(rule)
-    return kind, rule
+    searcher = resolve_method(method, **options)
+    _check_initial_wealth(searcher.rule)
+    return searcher
+
+
+def _check_method_fits(searcher: SearchMethod, method, family, search: SearchOptions) -> None:
+    """What the method cannot do, refused before any data is read: the family, passes, history."""
+    searcher.check_family(family)  # grafting and BP-SFS: ValueError naming the supported families
+    if search.passes != 1 and not searcher.multipass:
+        raise ValueError(f"passes= applies to streamwise policies, not to method {method!r}")
+    if search.history not in searcher.history_modes:
+        name = method if isinstance(method, str) else type(method).__name__
+        raise ValueError(f"history={search.history!r} applies to the streamwise policies only, not to method "
+                         f"{name!r}, which keeps its own history; use history='full' (the default)")
 
 
 # ---------------------------------------------------------------------------------------
@@ -418,23 +453,19 @@ def check_options(*, family: Any = "gaussian", method: Any = "alpha-investing", 
         An option out of range (the message names the option and the accepted values).
     """
     fam, fam_name = check_family(family)
-    block_size = check_count("block_size", block_size, allow_none=False)
-    caps = {"max_tests": check_count("max_tests", max_tests, minimum=0, allow_inf=True),
-            "max_selected": check_count("max_selected", max_selected, allow_inf=True)}
-    budget = _check_time_budget(time_budget)
+    search = SearchOptions(block_size=block_size, max_tests=max_tests, max_selected=max_selected,
+                           time_budget=time_budget, verbose=verbose, history=history, multistream=multistream,
+                           passes=passes)
     # an explicit math.inf means "no limit, read the stream to its end"
     unlimited = any(_is_real(v) and v == math.inf for v in (max_tests, max_selected, time_budget))
     top_level = STREAMREG_OPTIONS if entry == "streamreg" else SELECT_OPTIONS
-    kind, rule = check_method(method, dict(method_options or {}), top_level)
-    _check_method_family(rule, fam)
+    searcher = check_method(method, dict(method_options or {}), top_level)
+    _check_method_fits(searcher, method, fam, search)
     return Options(
-        family=fam, family_name=fam_name, kind=kind, method=rule, test=check_test(test, fam),
-        block_size=block_size, max_tests=caps["max_tests"], max_selected=caps["max_selected"],
-        time_budget=budget, unlimited=unlimited, verbose=_check_verbose(verbose), seed=_check_seed(seed),
-        missing=_check_missing(missing), multistream=check_bool("multistream", multistream),
-        passes=_check_passes(passes), functions=_check_functions(functions), validate=_check_validate(validate),
+        family=fam, family_name=fam_name, method=searcher, test=check_test(test, fam), search=search,
+        unlimited=unlimited, seed=_check_seed(seed), missing=_check_missing(missing),
+        functions=_check_functions(functions), validate=_check_validate(validate),
         intercept=check_bool("intercept", intercept), order=_check_order(order),
-        history=_check_history(history, kind, method),
     )
 
 
@@ -446,7 +477,7 @@ def require_stopping_rule(opts: Options, unbounded: list[str]) -> None:
     infinite one, its history growing, so a stopping rule is required unless the user said
     ``math.inf`` explicitly.
     """
-    if not unbounded or opts.has_stopping_rule or opts.unlimited or not opts.reads_lazily:
+    if not unbounded or opts.search.has_stopping_rule or opts.unlimited or not opts.method.reads_lazily:
         return
     which = ", ".join(repr(s) for s in unbounded)
     raise ValueError(

@@ -277,8 +277,6 @@ SELECT = [
 PREDICT = [
     ("predict-missing-column", lambda c: c.fit.predict(c.df.drop(columns=["x1"])), ValueError,
      r"newdata lacks the column\(s\) \['x1'\]"),
-    ("predict-nan", lambda c: c.fit.predict(c.df.assign(x1=np.nan)), ValueError,
-     "cannot build the model's terms on the new data"),
     ("predict-new-level", lambda c: c.fit.predict(c.df.assign(g="zzz")), ValueError,
      "'zzz' does not match any of the expected levels"),
     ("predict-number-for-factor", lambda c: c.fit.predict(c.df.assign(g=1.0)), ValueError,
@@ -386,3 +384,10 @@ def test_failing_calls_leave_the_data_unchanged(ctx):
         sr.select(df["y"], df[["x1"]], fixed=fixed)
     pd.testing.assert_frame_equal(fixed, fixed_before)
     pd.testing.assert_frame_equal(df, before)
+
+
+def test_predict_on_missing_values_gives_nan_rows_as_statsmodels(ctx):
+    """Not an error: rows with a missing value in a used column predict NaN (statsmodels' rule)."""
+    new = ctx.df.assign(x1=np.nan)
+    pred = ctx.fit.predict(new)
+    assert len(pred) == len(new) and bool(np.isnan(np.asarray(pred, dtype=float)).all())

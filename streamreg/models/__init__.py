@@ -1,10 +1,15 @@
-"""Model states: the current fit, and vectorised tests of candidate blocks against it."""
+"""Model states: the current fit, and vectorised tests of candidate blocks against it.
+
+The drivers see a state only through :class:`~.protocol.ModelState` and
+:class:`~.protocol.ComparableState`; :func:`make_state` is where a backend is chosen.
+"""
 from __future__ import annotations
 
 import statsmodels.api as sm
 
 from .gaussian import GaussianState
 from .glm import GLMState
+from .protocol import ComparableState, ModelState
 
 _FAMILIES = {
     "gaussian": sm.families.Gaussian,
@@ -39,11 +44,14 @@ def is_ols(family) -> bool:
     return isinstance(family, sm.families.Gaussian) and isinstance(family.link, sm.families.links.Identity)
 
 
-def make_state(y, fixed, family, test: str | None):
-    """The model state for ``family``; ``test`` None picks the family's default."""
+def make_state(y, fixed, family, test: str | None) -> ComparableState:
+    """The model state for ``family``; ``test`` None picks the family's default.
+
+    The one place that picks a backend: a new one (e.g. distributed) is chosen here.
+    """
     if is_ols(family):
         return GaussianState(y, fixed, test=test or "t")
     return GLMState(y, fixed, family, test=test or "score")
 
 
-__all__ = ["GaussianState", "GLMState", "resolve_family", "make_state", "is_ols"]
+__all__ = ["ComparableState", "GLMState", "GaussianState", "ModelState", "is_ols", "make_state", "resolve_family"]

@@ -7,11 +7,20 @@ the numbers statsmodels' ``OLS(y, [X, b]).fit()`` reports for the candidate's co
 """
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..outcomes import TestOutcomes
-from .base import (TESTED, Basis, CandidateBlock, equilibrate, multi_column_reduction, reduce_single_columns,
-                   skip_codes)
+from .base import (
+    TESTED,
+    Basis,
+    CandidateBlock,
+    equilibrate,
+    multi_column_reduction,
+    skip_codes,
+)
 from .distributions import CachedCritical, log_sf
 
 TESTS = ("t", "paper")
@@ -100,7 +109,7 @@ class GaussianState:
         difference loses too many digits (candidates nearly in the model's span) it is
         recomputed from the explicit residual.
         """
-        return reduce_single_columns(self._qr, block.values, block.sq_norms())
+        return block.reduce_single(self._qr)
 
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term's columns to the model.  Returns a refusal reason or None."""
@@ -111,3 +120,26 @@ class GaussianState:
 
     def log_pvalue(self, statistic, df, df_resid):
         return log_sf(statistic, df, df_resid)
+
+    # ---------------------------------------------- nested comparisons (ComparableState)
+    @property
+    def loglik(self) -> float:
+        """Maximised log-likelihood, sigma profiled out: ``-n/2 (log(2 pi RSS / n) + 1)``."""
+        return -0.5 * self.n * (math.log(2 * math.pi * self.rss / self.n) + 1)
+
+    #: the block scores' ``llr`` is the exact ``n log(RSS0 / RSS1)``
+    exact_gain = True
+    llr_description = "n log RSS0/RSS1"
+
+    def llr_with(self, values: np.ndarray) -> tuple[float, str | None]:
+        """Exact ``2 delta loglik`` of adding ``values`` (never refused); the state is unchanged."""
+        values = np.asarray(values, dtype=float).reshape(self.n, -1)
+        out, _ = self.score_block(CandidateBlock(values, np.array([values.shape[1]])))
+        return float(out.llr[0]), None
+
+    def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> GaussianState:
+        """A new state on ``[fixed, *terms]`` (terms accepted in order); this one is unchanged."""
+        new = GaussianState(self.y, fixed, test=self.test)
+        for values in terms:
+            new.accept(values)
+        return new

@@ -13,6 +13,7 @@ information.  phi is the Pearson dispersion (1 for binomial and Poisson).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +33,6 @@ from .base import (
     CandidateBlock,
     equilibrate,
     multi_column_reduction,
-    reduce_single_columns,
     skip_codes,
 )
 from .distributions import CachedCritical, log_sf
@@ -189,12 +189,12 @@ class GLMState:
         """Score (or LR) test of every candidate in ``block``; returns outcomes, skip codes."""
         m = len(block)
         widths = block.widths
-        b_all = self.sqrt_w[:, None] * block.values
         gain = np.zeros(m)
         rank = widths.astype(int).copy()
         if (widths == 1).all():
-            gain, rank = reduce_single_columns(self._qz, b_all)
+            gain, rank = block.reduce_single(self._qz, self.sqrt_w)
         else:
+            b_all = self.sqrt_w[:, None] * block.values
             for j in range(m):
                 sl = slice(block.starts[j], block.starts[j] + widths[j])
                 b = equilibrate(b_all[:, sl])  # scale-free statistic; keep the norms in range
@@ -245,3 +245,31 @@ class GLMState:
 
     def log_pvalue(self, statistic, df, df_resid):
         return log_sf(statistic, df, df_resid)
+
+    # ---------------------------------------------- nested comparisons (ComparableState)
+    @property
+    def loglik(self) -> float:
+        """Maximised log-likelihood of the current fit."""
+        return float(self.llf)
+
+    @property
+    def exact_gain(self) -> bool:
+        """Likelihood-ratio tests score with exact gains; score tests approximate them."""
+        return self.test == "lr"
+
+    llr_description = "LR refits"
+
+    def llr_with(self, values: np.ndarray) -> tuple[float, str | None]:
+        """Exact ``2 delta loglik`` of adding ``values`` by a warm-started refit; the state is unchanged.
+
+        Returns ``(nan, reason)`` when the term cannot enter (see ``REFUSAL_REASONS``).
+        """
+        fit = self.fit_with(values)
+        if fit.problem is not None:
+            return float("nan"), fit.problem
+        return max(2.0 * (float(fit.result.llf) - self.llf), 0.0), None
+
+    def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> GLMState:
+        """A new state on ``[fixed, *terms]``; ValueError when that model has no MLE."""
+        x = np.column_stack([fixed, *terms])
+        return GLMState(self.y, x, self.family, test=self.test)

@@ -9,11 +9,17 @@ The search then finds the first acceptance in the block, tells the policy what h
 
 Writing a new rule means subclassing :class:`Policy` and implementing ``plan``,
 ``record``, ``spawn``, ``parameters`` and ``guarantee``; the search needs nothing else.
+
+What the results report about a rule goes through :class:`SelectionRule`, which every
+:class:`Policy` and every search method with its own loop implements.  A stream's starting
+wealth is the rule's own :attr:`Policy.wealth` right after :meth:`Policy.start`, read by the
+search, so a new rule's parameters may have any names.
 """
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -33,6 +39,34 @@ class Plan:
     accept: np.ndarray
     level: np.ndarray
     wealth: np.ndarray
+
+
+class SelectionRule(Protocol):
+    """What the results layer reads from the rule behind a selection.
+
+    A :class:`Policy` is one; so are stepwise, grafting and BP-SFS.  The starting wealth
+    of each stream is not read from the rule but from the search
+    (``SearchResult.initial_wealth``).
+    """
+
+    #: short name, as in ``method=``
+    name: str
+
+    def describe(self) -> str:
+        """``name(param=value, ...)``, for the summary."""
+        ...
+
+    def guarantee(self) -> str:
+        """What the rule controls and under which assumption, in one or two sentences."""
+        ...
+
+    def parameters(self) -> dict:
+        """The constructor arguments."""
+        ...
+
+    def false_selection_estimate(self, n_selected: int, final_wealth: float) -> float | None:
+        """A plug-in estimate of the number of false selections, or None when the rule has none."""
+        ...
 
 
 class Policy(ABC):
@@ -98,7 +132,7 @@ class Policy(ABC):
         All of them were rejected except, when ``last_accepted``, the ``n``-th.
         """
 
-    def spawn(self) -> "Policy":
+    def spawn(self) -> Policy:
         """A fresh, unstarted copy with the same parameters (one per stream)."""
         return type(self)(**self.parameters())
 
@@ -109,6 +143,28 @@ class Policy(ABC):
     @abstractmethod
     def guarantee(self) -> str:
         """One or two sentences: what the rule controls and under which assumption."""
+
+    def false_selection_estimate(self, n_selected: int, final_wealth: float) -> float | None:
+        """Plug-in estimate ``payout * k + w0 - W_final`` of the false selections, or None.
+
+        The default serves the investing rules, whose parameters name the initial wealth
+        ``w0`` and the payout ``alpha_delta`` (``w_delta`` for information-investing):
+        with ``k`` selections the wealth left would be ``w0 + payout * k`` had every test
+        been free, so what was spent estimates the false selections.  Rules with no such
+        parameters return None; a rule with another bookkeeping overrides this.
+
+        Parameters
+        ----------
+        n_selected : int
+            Terms selected (``k``).
+        final_wealth : float
+            Wealth left, summed over the streams.
+        """
+        params = self.parameters()
+        payout = params.get("alpha_delta") or params.get("w_delta")
+        if payout is None or "w0" not in params:
+            return None
+        return payout * n_selected + params["w0"] - final_wealth
 
     def annotate(self, history):
         """The history as this rule explains its decisions (default: unchanged).

@@ -1,7 +1,6 @@
 """StreamRegResults: the final refit plus the whole selection story."""
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -9,6 +8,8 @@ import pandas as pd
 
 from ..formula.design import design_matrix
 from ..models import is_ols
+from . import broom, prediction
+from .fitstats import information_criteria
 from .summary import add_selection_block
 
 if TYPE_CHECKING:
@@ -87,9 +88,11 @@ class StreamRegResults:
         their columns (identical to the same rows of the full history).
         """
         if self._history is None:
+            # a started policy explains the history (its columns may depend on n_obs);
+            # the methods with their own loop have none and explain their own
             started = next(iter(self.search.policies.values()), None)
-            annotate = getattr(started, "annotate", None)
-            self._history = annotate(self.search.history) if annotate else self.search.history
+            history = self.search.history
+            self._history = started.annotate(history) if started is not None else history
         return self._history
 
     # statsmodels-style accessors -------------------------------------------------
@@ -117,6 +120,127 @@ class StreamRegResults:
         return self.fit.conf_int(alpha=alpha)
 
     @property
+    def llf(self) -> float:
+        """Log-likelihood of the refit (statsmodels' ``llf``; R's ``logLik`` for least squares,
+        binomial and Poisson fits).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> rss = float(np.sum(fit.resid**2))
+        >>> bool(np.isclose(fit.llf, -50 * (np.log(2 * np.pi * rss / 100) + 1)))
+        True
+        """
+        return float(self.fit.llf)
+
+    @property
+    def aic(self) -> float:
+        """R's ``AIC()``: ``-2 llf + 2 df``, the dispersion counted in ``df`` when it is estimated.
+
+        For least squares ``df`` is the rank plus one for sigma, so this is statsmodels'
+        ``fit.aic + 2`` and equals R's ``AIC(lm(...))``; binomial and Poisson fits have no
+        dispersion and both agree.  (For other families with a dispersion, statsmodels'
+        ``llf`` plugs in the Pearson estimate where R uses ``deviance / n``.)  statsmodels'
+        own number is ``.fit.aic``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> float(fit.aic - fit.fit.aic), bool(np.isclose(fit.aic, -2 * fit.llf + 2 * (2 + 1)))
+        (2.0, True)
+        """
+        return information_criteria(self.fit, self.family).aic
+
+    @property
+    def bic(self) -> float:
+        """R's ``BIC()``: ``-2 llf + log(n) df``, the dispersion counted as in :attr:`aic`.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> bool(np.isclose(fit.bic - fit.fit.bic, np.log(100)))
+        True
+        """
+        return information_criteria(self.fit, self.family).bic
+
+    @property
+    def fittedvalues(self) -> pd.Series:
+        """Fitted means on the refit's rows (statsmodels' ``fittedvalues``).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> bool(np.allclose(fit.fittedvalues + fit.resid, df["y"]))
+        True
+        """
+        return pd.Series(np.asarray(self.fit.fittedvalues, dtype=float), index=self._train.index, name="fitted")
+
+    @property
+    def resid(self) -> pd.Series:
+        """Response residuals ``y - fittedvalues`` on the refit's rows.
+
+        statsmodels' ``resid`` for least squares and ``resid_response`` for a GLM (R's
+        ``residuals(fit, "response")``); the deviance and Pearson residuals are in
+        :meth:`augment` and on ``.fit`` (``resid_deviance``, ``resid_pearson``).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data.assign(y=lambda d: d.y > 0)
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, family="binomial", w0=0.05, alpha_delta=0.05)
+        >>> bool(np.allclose(fit.resid, df["y"] - fit.predict()))
+        True
+        """
+        values = self.fit.resid if is_ols(self.family) else self.fit.resid_response
+        return pd.Series(np.asarray(values, dtype=float), index=self._train.index, name="resid")
+
+    def cov_params(self) -> pd.DataFrame:
+        """Covariance matrix of the coefficients, labelled by name (statsmodels' ``cov_params()``).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> cov = fit.cov_params()
+        >>> list(cov.columns), bool(np.allclose(np.sqrt(np.diag(cov)), fit.bse))
+        (['Intercept', 'x2'], True)
+        """
+        names = list(self.params.index)
+        return pd.DataFrame(np.asarray(self.fit.cov_params(), dtype=float), index=names, columns=names)
+
+    @property
+    def model(self):
+        """Not available: a streamreg result is not a statsmodels model's result.
+
+        statsmodels' ``summary_col`` reads ``results.model``; pass the refits,
+        ``summary_col([f.fit for f in fits])``, or use :func:`streamreg.compare`, which adds
+        the selection rows.  Raises AttributeError (so ``hasattr(fit, "model")`` is False).
+
+        Examples
+        --------
+        >>> import streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> fit.model
+        Traceback (most recent call last):
+        ...
+        AttributeError: StreamRegResults has no 'model': it is not a statsmodels result. ...
+        """
+        raise AttributeError(
+            "StreamRegResults has no 'model': it is not a statsmodels result. For statsmodels' "
+            "summary_col pass the refits, summary_col([f.fit for f in fits]), or use "
+            "streamreg.compare(fits), which adds the selection rows")
+
+    @property
     def selected_terms(self) -> list[str]:
         return list(self.selected["term"])
 
@@ -136,19 +260,27 @@ class StreamRegResults:
         if not self.history_kept:
             return w
         w = w.ffill()
-        start = {s: p.share * _initial_wealth(p) for s, p in self.search.policies.items()}
-        return w.fillna(pd.Series(start))
+        return w.fillna(pd.Series(self.search.initial_wealth, dtype=float))
 
     # prediction --------------------------------------------------------------
     def design(self, newdata: pd.DataFrame) -> pd.DataFrame:
-        """The refit's design matrix coded on ``newdata`` (training factor levels)."""
-        if not isinstance(newdata, pd.DataFrame):
-            raise TypeError("newdata must be a pandas DataFrame with the model's columns")
-        generated = set(self._derived.columns) if self._derived else set()
-        missing = [c for c in self._train.columns
-                   if c != self.response_name and c not in generated and c not in newdata.columns]
-        if missing:
-            raise ValueError(f"newdata lacks the column(s) {missing} used by the selected model")
+        """The refit's design matrix coded on ``newdata`` (training factor levels).
+
+        ``newdata`` needs the columns the selected terms use (and the source columns of
+        generated components); a missing value in them is an error here (:meth:`predict`
+        gives NaN for such rows instead).
+
+        Examples
+        --------
+        >>> import pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> fit.design(pd.DataFrame({"x2": [0.5, 2.0]}))
+           Intercept   x2
+        0        1.0  0.5
+        1        1.0  2.0
+        """
+        prediction.check_newdata(self, newdata)
         return self._design(newdata)
 
     def _design(self, newdata: pd.DataFrame) -> pd.DataFrame:
@@ -156,19 +288,94 @@ class StreamRegResults:
         return design_matrix(self._rhs, self._train, newdata, self._derived, getattr(self, "_functions", None))
 
     def predict(self, newdata: pd.DataFrame | None = None, *, linear: bool = False) -> pd.Series:
-        """Predicted mean (or linear predictor) for ``newdata``; the training rows if None."""
-        if newdata is None:
-            x = self._design(self._train)
-            index = self._train.index
-        else:
-            x = self.design(newdata)
-            index = x.index
-        with np.errstate(over="ignore"):  # exp overflow in the logit inverse saturates to 0/1
-            if is_ols(self.family):  # OLS: identity link, the mean is the linear predictor
-                pred = np.asarray(self.fit.predict(x.to_numpy()))
-            else:
-                pred = np.asarray(self.fit.predict(x.to_numpy(), which="linear" if linear else "mean"))
-        return pd.Series(pred, index=index, name="prediction")
+        """Predicted mean (or linear predictor) for ``newdata``; the training rows if None.
+
+        Rows of ``newdata`` with a missing value in a column the model uses are predicted as
+        NaN, as statsmodels' ``predict`` does; the others as usual.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> new = pd.DataFrame({"x2": [0.0, np.nan, 1.0]})
+        >>> fit.predict(new).round(3).tolist()
+        [0.056, nan, 1.073]
+        """
+        return prediction.predict_values(self, newdata, linear=linear)
+
+    def get_prediction(self, newdata: pd.DataFrame | None = None, *, linear: bool = False):
+        """statsmodels' prediction results on ``newdata`` (the refit's rows if None).
+
+        Delegates to the refit's ``get_prediction`` on the design of ``newdata``: standard
+        errors and intervals of the mean (``summary_frame(alpha=)``; least squares also gives
+        prediction intervals for new observations, ``obs_ci_lower``/``obs_ci_upper``).  For a
+        GLM the mean's interval is computed on the link scale and transformed;
+        ``linear=True`` predicts the linear predictor.  Rows labelled by the index of
+        ``newdata``; rows with missing values are NaN.  The intervals ignore the selection.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> frame = fit.get_prediction(pd.DataFrame({"x2": [0.0, 1.0]})).summary_frame(alpha=0.05)
+        >>> list(frame.columns)
+        ['mean', 'mean_se', 'mean_ci_lower', 'mean_ci_upper', 'obs_ci_lower', 'obs_ci_upper']
+        """
+        return prediction.get_prediction(self, newdata, linear=linear)
+
+    def model_frame(self, newdata: pd.DataFrame | None = None) -> pd.DataFrame:
+        """The data the refit sees (R's ``model.frame``): response and columns the terms use.
+
+        Generated columns (``pca()`` components) are included, so
+        ``smf.glm(fit.selected_formula, fit.model_frame(), family=...)`` (or ``smf.ols``)
+        refits the selected model and finds ``params``.  With ``newdata``, the same columns
+        built on it (components from the stored training loadings; rows kept as they are).
+        Terms that call ``functions=`` need those functions in the scope where statsmodels
+        evaluates the formula.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> import statsmodels.formula.api as smf
+        >>> rng = np.random.default_rng(0)
+        >>> df = pd.DataFrame(rng.normal(size=(100, 3)), columns=["x1", "x2", "x3"])
+        >>> df["y"] = df["x1"] + df["x2"] + rng.normal(size=100)
+        >>> fit = sr.streamreg("y ~ pca(x*, k=2)", df, w0=0.05, alpha_delta=0.05)
+        >>> fit.selected_formula
+        'y ~ 1 + pca_1 + pca_2'
+        >>> ref = smf.ols(fit.selected_formula, fit.model_frame()).fit()
+        >>> bool(np.allclose(ref.params, fit.params, rtol=1e-12))
+        True
+        """
+        return prediction.model_frame(self, newdata)
+
+    def augment(self, newdata: pd.DataFrame | None = None, *, type_predict: str = "link",
+                type_residuals: str = "deviance", se_fit: bool = False) -> pd.DataFrame:
+        """broom's ``augment``: the model frame (or ``newdata``) with fitted values and diagnostics.
+
+        Defaults are broom's ``augment.glm``: ``.fitted`` on the link scale
+        (``type_predict="link"``; ``"response"`` for the mean -- the same for least squares),
+        deviance residuals (``type_residuals="deviance"`` or ``"pearson"``), and ``.se.fit``
+        only with ``se_fit=True``.  On the refit's rows (``newdata=None``) the columns are
+        ``.fitted``, ``.se.fit``, ``.resid``, ``.std.resid``, ``.hat``, ``.sigma``, ``.cooksd``
+        with R's definitions (``rstandard``, ``influence``, ``cooks.distance``); on new data
+        ``.fitted`` and ``.se.fit``, plus ``.resid`` for least squares when the response is
+        there.  Rows with missing values get NaN.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data.assign(y=lambda d: d.y > 0)
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, family="binomial", w0=0.05, alpha_delta=0.05)
+        >>> list(fit.augment(se_fit=True).columns)
+        ['y', 'x2', '.fitted', '.se.fit', '.resid', '.std.resid', '.hat', '.sigma', '.cooksd']
+        >>> fit.augment(pd.DataFrame({"x2": [0.0]}), type_predict="response")[".fitted"].round(3).tolist()
+        [0.518]
+        """
+        return broom.augment_frame(self, newdata, type_predict=type_predict, type_residuals=type_residuals,
+                                   se_fit=se_fit)
 
     # the selection story ----------------------------------------------------------
     def guarantee(self) -> str:
@@ -181,54 +388,74 @@ class StreamRegResults:
         return text
 
     def false_selection_estimate(self) -> float | None:
-        """Plug-in estimate ``alpha_delta * k + W0 - W_final`` (investing rules only)."""
-        payout = getattr(self.policy, "alpha_delta", None) or getattr(self.policy, "w_delta", None)
-        if payout is None or not hasattr(self.policy, "w0"):
-            return None
-        k = len(self.selected)
+        """Plug-in estimate ``alpha_delta * k + W0 - W_final`` (investing rules only; else None).
+
+        The rule computes it (:meth:`~streamreg.policies.Policy.false_selection_estimate`)
+        from the number of selections and the wealth left over all streams.
+        """
         w_final = float(np.nansum(self.per_stream["final_wealth"]))
-        return payout * k + self.policy.w0 - w_final
+        return self.policy.false_selection_estimate(len(self.selected), w_final)
 
     def summary(self, alpha: float = 0.05):
         """statsmodels ``Summary`` with the selection block above the coefficients."""
         smry = self.fit.summary(alpha=alpha)
         return add_selection_block(smry, self)
 
-    def tidy(self, conf_int: bool = True, alpha: float = 0.05) -> pd.DataFrame:
-        """One row per coefficient, broom-style column names."""
-        out = pd.DataFrame(
-            {
-                "term": self.params.index,
-                "estimate": self.params.to_numpy(),
-                "std.error": self.bse.to_numpy(),
-                "statistic": np.asarray(self.tvalues),
-                "p.value": self.pvalues.to_numpy(),
-            }
-        )
-        if conf_int:
-            ci = self.conf_int(alpha)
-            out["conf.low"], out["conf.high"] = ci.iloc[:, 0].to_numpy(), ci.iloc[:, 1].to_numpy()
-        return out
+    def summary2(self, alpha: float = 0.05, float_format: str = "%.4f"):
+        """statsmodels' ``summary2()`` of the refit with the selection tables and notes.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> text = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05).summary2().as_text()
+        >>> "Selection method:" in text and "mFDR = E[V]/(E[R] + 1) <= 0.05" in text
+        True
+        """
+        from .summary2 import selection_summary2
+
+        return selection_summary2(self, alpha=alpha, float_format=float_format)
+
+    def tidy(self, *, conf_int: bool = True, conf_level: float = 0.95, exponentiate: bool = False) -> pd.DataFrame:
+        """broom's ``tidy``: one row per coefficient, with how its term was selected.
+
+        Columns ``term``, ``estimate``, ``std.error``, ``statistic`` (t for least squares, z for
+        GLMs, as statsmodels), ``p.value``, ``conf.low``/``conf.high`` (Wald intervals at
+        ``conf_level``, statsmodels' ``conf_int``; R's ``confint.default`` for a glm, whereas
+        broom's ``tidy.glm`` profiles the likelihood), then ``stream``, ``order``,
+        ``selection.p.value`` and ``selection.level`` of the term's selection (missing for
+        fixed terms).  ``exponentiate=True`` gives ``exp`` of the estimates and interval ends
+        (odds or rate ratios); ``std.error`` stays on the linear-predictor scale, as in broom.
+        The refit's p-values and intervals ignore the selection.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> t = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05).tidy()
+        >>> t[["term", "stream", "order"]]
+                term stream  order
+        0  Intercept   None   <NA>
+        1         x2     x*      1
+        """
+        return broom.tidy_frame(self, conf_int=conf_int, conf_level=conf_level, exponentiate=exponentiate)
 
     def glance(self) -> pd.DataFrame:
-        """One-row model summary."""
-        f = self.fit
-        row = {
-            "nobs": int(f.nobs),
-            "df.model": float(f.df_model),
-            "logLik": float(f.llf),
-            "AIC": float(f.aic),
-            "BIC": float(f.bic_llf) if hasattr(f, "bic_llf") else float(f.bic),
-            "tested": int(self.per_stream["tested"].sum()),
-            "selected": len(self.selected),
-            "method": self.policy_description,
-        }
-        if is_ols(self.family):  # refit by OLS; every other family (any link) by a GLM
-            row["r.squared"] = float(f.rsquared)
-            row["sigma"] = math.sqrt(float(f.scale))
-        else:
-            row["deviance"] = float(f.deviance)
-        return pd.DataFrame([row])
+        """broom's ``glance``: one row, broom's ``lm`` or ``glm`` columns, then the selection.
+
+        Least squares: ``r.squared``, ``adj.r.squared``, ``sigma``; GLMs: ``null.deviance``,
+        ``df.null`` (R's null model: the intercept, or ``eta = 0`` without one) and
+        ``deviance``.  Both: ``logLik``, ``AIC``, ``BIC`` (R's, see :attr:`aic`),
+        ``df.residual``, ``nobs``, ``df.model``, then ``tested``, ``selected``, ``method``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data.assign(y=lambda d: d.y > 0)
+        >>> list(sr.streamreg("y ~ stream(x*)", df, family="binomial", w0=0.05, alpha_delta=0.05).glance().columns)[:7]
+        ['null.deviance', 'df.null', 'logLik', 'AIC', 'BIC', 'deviance', 'df.residual']
+        """
+        return broom.glance_frame(self)
 
     # plots -----------------------------------------------------------------------
     def plot_wealth(self, ax=None):
@@ -289,7 +516,3 @@ class StreamRegResults:
     def __getstate__(self):
         return self.__dict__.copy()
 
-
-def _initial_wealth(policy) -> float:
-    w0 = getattr(policy, "w0", float("nan"))
-    return float(w0)

@@ -1,9 +1,15 @@
-"""Search drivers: the loops that walk streams and ask policies."""
-from .streamwise import SearchResult, streamwise_search
-from .stepwise import Stepwise, StepwiseResult
-from .penalised import BPSFS, Grafting, PenalisedSearchResult
-from .methods import resolve_method, run_search_method
+"""Search drivers: the loops that walk streams and ask policies.
 
-__all__ = ["SearchResult", "streamwise_search"]
-__all__ += ["Stepwise", "StepwiseResult", "Grafting", "BPSFS", "PenalisedSearchResult", "resolve_method",
-            "run_search_method"]
+Every way of searching is a :class:`~.method.SearchMethod` with one ``run(...)``;
+:func:`~.methods.resolve_method` builds it from ``method=``.
+"""
+from .history import HistoryRecorder, Status
+from .method import SearchMethod
+from .methods import resolve_method
+from .penalised import BPSFS, Grafting, PenalisedSearchResult
+from .result import SearchResult
+from .stepwise import Stepwise, StepwiseResult
+from .streamwise import Streamwise, streamwise_search
+
+__all__ = ["HistoryRecorder", "SearchMethod", "SearchResult", "Status", "Streamwise", "streamwise_search"]
+__all__ += ["BPSFS", "Grafting", "PenalisedSearchResult", "Stepwise", "StepwiseResult", "resolve_method"]

@@ -1,4 +1,10 @@
-"""The selection history: one row per candidate the search looked at.
+"""The selection history: one row per candidate the search looked at, for every driver.
+
+This module owns the history's columns (:data:`COLUMNS`), what can happen to a candidate
+(:class:`Status`) and the one recorder every driver writes through
+(:class:`HistoryRecorder`): the streamwise driver adds the rows of a whole run of a block at
+once (column chunks, cheap for millions of tests), stepwise and the penalised searches add a
+row per event.
 
 With ``keep="none"`` (``history="none"`` in :func:`~streamreg.streamreg` and
 :func:`~streamreg.select`) only the rows of accepted and refused candidates are stored,
@@ -7,99 +13,220 @@ streams; the rows kept are exactly the corresponding rows of the full history.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from enum import IntEnum
+from typing import ClassVar
+
 import numpy as np
 import pandas as pd
 
-from ..models.base import NONCONVERGENCE, REFUSAL_REASONS, SEPARATION, SKIP_REASONS
+from ..models.base import (
+    COLLINEAR,
+    CONSTANT,
+    NO_DF,
+    NONCONVERGENCE,
+    REFUSAL_REASONS,
+    SEPARATION,
+    SKIP_REASONS,
+)
+from ..options import HISTORY_MODES, check_choice
 
-ACCEPTED, REJECTED, REFUSED, REFUSED_NONCONVERGENCE = -1, -2, -3, -4
+
+class Status(IntEnum):
+    """What happened to a candidate: the history's ``status`` column.
+
+    Negative codes are outcomes of a test the rule decided; 1 to 3 are the model states'
+    skip codes (``models.base.SKIP_REASONS``: the candidate was not tested); the rest are
+    moves and events of the drivers with their own loop (stepwise, grafting, BP-SFS).
+    """
+
+    ACCEPTED = -1
+    REJECTED = -2
+    REFUSED_SEPARATION = -3
+    REFUSED_NONCONVERGENCE = -4
+    COLLINEAR = COLLINEAR
+    CONSTANT = CONSTANT
+    NO_DF = NO_DF
+    DROPPED = 10  # stepwise: a selected term removed (direction="both")
+    DISCARDED = 11  # BP-SFS rule 1
+    REENTERED = 12  # grafting and BP-SFS: a pooled column entered
+    PRUNED = 13  # grafting and BP-SFS: an active weight reached 0
+
+    @property
+    def label(self) -> str:
+        """The status as the history shows it."""
+        return LABELS[self]
+
+    @classmethod
+    def refusal(cls, reason: str) -> Status:
+        """The status of a term a model state refused, by the reason ``accept`` returned."""
+        return _REFUSALS[reason]
+
+
+#: the status labels, in the order of the history's categories
+LABELS: dict[Status, str] = {
+    Status.ACCEPTED: "accepted",
+    Status.REJECTED: "rejected",
+    Status.REFUSED_SEPARATION: REFUSAL_REASONS[SEPARATION],
+    Status.REFUSED_NONCONVERGENCE: REFUSAL_REASONS[NONCONVERGENCE],
+    Status.COLLINEAR: SKIP_REASONS[COLLINEAR],
+    Status.CONSTANT: SKIP_REASONS[CONSTANT],
+    Status.NO_DF: SKIP_REASONS[NO_DF],
+    Status.DROPPED: "dropped",
+    Status.DISCARDED: "discarded: rule 1 (|corr| < c)",
+    Status.REENTERED: "re-entered from the pool",
+    Status.PRUNED: "pruned (weights reached 0)",
+}
+_REFUSALS = {SEPARATION: Status.REFUSED_SEPARATION, NONCONVERGENCE: Status.REFUSED_NONCONVERGENCE}
+#: statuses whose row has ``accepted`` True (the term, or a column of it, entered the model)
+ENTERED = (Status.ACCEPTED, Status.REENTERED)
+_KEPT_WITHOUT_HISTORY = (Status.ACCEPTED, Status.REFUSED_SEPARATION, Status.REFUSED_NONCONVERGENCE)
+
+#: the history's columns, for every driver (stepwise adds its own after them)
+COLUMNS = ("test", "stream", "stream_test", "term", "statistic", "df", "pvalue", "log_p", "level", "wealth",
+           "status", "accepted", "pass")
+
+# names kept for callers of the integer codes
+ACCEPTED, REJECTED = Status.ACCEPTED, Status.REJECTED
+REFUSED, REFUSED_NONCONVERGENCE = Status.REFUSED_SEPARATION, Status.REFUSED_NONCONVERGENCE
 #: status code of a refusal, by the reason a model state's ``accept`` returned
-REFUSAL_CODES = {SEPARATION: REFUSED, NONCONVERGENCE: REFUSED_NONCONVERGENCE}
-STATUS = {ACCEPTED: "accepted", REJECTED: "rejected", REFUSED: REFUSAL_REASONS[SEPARATION],
-          REFUSED_NONCONVERGENCE: REFUSAL_REASONS[NONCONVERGENCE]}
-STATUS.update({code: reason for code, reason in SKIP_REASONS.items() if code})
-#: the values of ``history=``: every candidate's row, or only accepted and refused candidates' rows
-HISTORY_MODES = ("full", "none")
-_KEPT_WITHOUT_HISTORY = (ACCEPTED, REFUSED, REFUSED_NONCONVERGENCE)
+REFUSAL_CODES = dict(_REFUSALS)
+#: the labels by integer code
+STATUS = {int(code): label for code, label in LABELS.items()}
+
+LogPValue = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
 class HistoryRecorder:
-    """Collects history rows in column chunks (cheap for millions of tests).
+    """Collects history rows in column chunks, for every driver.
 
     Parameters
     ----------
     keep : {"full", "none"}
         ``"full"``: one row per candidate examined.  ``"none"``: only the rows of
         accepted and refused candidates (nothing per rejected or skipped candidate).
+    extra : sequence of str
+        Columns of this driver beyond :data:`COLUMNS` (stepwise: its step and move),
+        given to every :meth:`add` and :meth:`add_row`, shown after the common ones.
+
+    Every row has a ``status`` (a :class:`Status` code) and a ``df``; the other columns
+    default to "not known": ``test`` and ``stream_test`` -1 (shown as <NA>), numbers NaN,
+    ``pass`` 1.  ``pvalue`` defaults to ``exp(log_p)``; ``log_p`` left NaN on a tested row
+    (``test`` >= 0) is computed when the frame is built, if a ``log_pvalue`` is given.
     """
 
-    _FIELDS = ("test", "stream_test", "statistic", "df", "df_resid", "log_p", "level", "wealth", "status", "pass_")
+    _FIELDS = ("test", "stream_test", "statistic", "df", "df_resid", "pvalue", "log_p", "level", "wealth", "status",
+               "pass_")
+    _DEFAULTS: ClassVar[dict[str, float]] = {
+        "test": -1, "stream_test": -1, "statistic": np.nan, "df_resid": np.nan, "pvalue": np.nan, "log_p": np.nan,
+        "level": np.nan, "wealth": np.nan, "pass_": 1}
 
-    def __init__(self, keep: str = "full"):
-        if keep not in HISTORY_MODES:
-            raise ValueError(f"history must be one of {HISTORY_MODES}, got {keep!r}")
-        self.keep = keep
-        self._chunks: dict[str, list] = {f: [] for f in self._FIELDS}
-        self._names: list[list[str]] = []
-        self._streams: list[tuple[str, int]] = []
+    def __init__(self, keep: str = "full", *, extra: Sequence[str] = ()):
+        self.keep = check_choice("history", keep, HISTORY_MODES)
+        self.extra = tuple(extra)
+        self._fields = self._FIELDS + self.extra
+        self._chunks: dict[str, list[np.ndarray]] = {f: [] for f in self._fields}
+        self._names: list[Sequence[str]] = []
+        self._streams: list[str | list[str]] = []  # one name per chunk, or one per row
+        self._sizes: list[int] = []
+        self._rows: list[tuple] = []  # single rows not yet turned into a chunk
 
     @property
     def n_rows(self) -> int:
         """Rows stored so far."""
-        return sum(m for _, m in self._streams)
+        return sum(self._sizes) + len(self._rows)
 
-    def add(self, stream: str, names: list[str], **cols) -> None:
+    def add(self, stream: str, names: Sequence[str], **cols) -> None:
+        """Rows for the candidates ``names`` of ``stream``: each column an array or a scalar."""
         m = len(names)
         if m == 0:
             return
+        self._flush()
+        cols = {**self._DEFAULTS, **cols}
         if self.keep == "none":
             status = np.broadcast_to(np.asarray(cols["status"]), (m,))
             rows = np.flatnonzero(np.isin(status, _KEPT_WITHOUT_HISTORY))
             if rows.size == 0:
                 return
             names = [names[int(i)] for i in rows]
-            cols = {f: np.broadcast_to(np.asarray(cols[f]), (m,))[rows] for f in self._FIELDS}
+            cols = {f: np.broadcast_to(np.asarray(cols[f]), (m,))[rows] for f in self._fields}
             m = len(rows)
-        self._names.append(names)
-        self._streams.append((stream, m))
-        for f in self._FIELDS:
-            v = cols[f]
-            self._chunks[f].append(np.broadcast_to(np.asarray(v), (m,)).copy())
+        self._names.append(names)  # kept as given (lazy name ranges stay lazy until the frame is built)
+        self._streams.append(stream)
+        self._sizes.append(m)
+        for f in self._fields:
+            self._chunks[f].append(np.broadcast_to(np.asarray(cols[f]), (m,)).copy())
 
-    def frame(self, log_pvalue) -> pd.DataFrame:
+    def add_row(self, stream: str, term: str, **cols) -> None:
+        """One row (scalars); cheap, as the penalised searches add a row per arriving term."""
+        if self.keep == "none" and cols["status"] not in _KEPT_WITHOUT_HISTORY:
+            return
+        d = self._DEFAULTS
+        self._rows.append((stream, term, *(cols[f] if f in cols else d[f] for f in self._fields)))
+
+    def _flush(self) -> None:
+        """Turn the pending single rows into one chunk."""
+        if not self._rows:
+            return
+        rows, self._rows = self._rows, []
+        columns = list(zip(*rows))
+        self._streams.append(list(columns[0]))
+        self._names.append(list(columns[1]))
+        self._sizes.append(len(rows))
+        for f, values in zip(self._fields, columns[2:]):
+            self._chunks[f].append(_column(values))
+
+    def last_pass(self) -> int:
+        """The largest ``pass`` recorded (1 if nothing is)."""
+        self._flush()
+        passes = self._chunks["pass_"]
+        return int(max(int(c.max()) for c in passes)) if passes else 1
+
+    def frame(self, log_pvalue: LogPValue | None = None) -> pd.DataFrame:
         """The history as a DataFrame; deferred p-values are computed here, vectorised."""
+        self._flush()
         if not self._names:
-            cols = ["test", "stream", "stream_test", "term", "statistic", "df", "pvalue", "log_p", "level",
-                    "wealth", "status", "accepted", "pass"]
-            return pd.DataFrame(columns=cols)
-        c = {f: np.concatenate(self._chunks[f]) for f in self._FIELDS}
-        tested = c["status"] < 0
+            return pd.DataFrame(columns=[*COLUMNS, *self.extra])
+        c = {f: np.concatenate(self._chunks[f]) for f in self._fields}
+        tested = c["test"] >= 0
         todo = tested & np.isnan(c["log_p"])
-        if todo.any():
+        if log_pvalue is not None and todo.any():
             c["log_p"][todo] = log_pvalue(c["statistic"][todo], c["df"][todo], c["df_resid"][todo])
+        pvalue = c["pvalue"]
+        given = ~np.isnan(pvalue)
+        pvalue = np.where(given, pvalue, np.exp(c["log_p"])) if given.any() else np.exp(c["log_p"])
         status = pd.Categorical.from_codes(
-            pd.Series(c["status"]).map({k: i for i, k in enumerate(STATUS)}).to_numpy(),
-            categories=list(STATUS.values()),
+            pd.Series(c["status"]).map({int(k): i for i, k in enumerate(LABELS)}).to_numpy(),
+            categories=pd.Index(list(LABELS.values())),
         )
-        nan_if_skipped = lambda a: np.where(tested, a, np.nan)  # noqa: E731
-        stream = np.concatenate([np.repeat(np.array([s], dtype=object), m) for s, m in self._streams])
-        return pd.DataFrame(
+        stream = np.concatenate([np.repeat(np.array([s], dtype=object), m) if isinstance(s, str)
+                                 else np.array(s, dtype=object) for s, m in zip(self._streams, self._sizes)])
+        out = pd.DataFrame(
             {
                 "test": _int_or_na(c["test"], tested),
                 "stream": stream,
-                "stream_test": _int_or_na(c["stream_test"], tested),
+                "stream_test": _int_or_na(c["stream_test"], c["stream_test"] >= 0),
                 "term": np.concatenate([np.asarray(list(n), dtype=object) for n in self._names]),
-                "statistic": nan_if_skipped(c["statistic"]),
+                "statistic": c["statistic"],
                 "df": c["df"].astype(int),
-                "pvalue": nan_if_skipped(np.exp(c["log_p"])),
-                "log_p": nan_if_skipped(c["log_p"]),
+                "pvalue": pvalue,
+                "log_p": c["log_p"],
                 "level": c["level"],
                 "wealth": c["wealth"],
                 "status": status,
-                "accepted": c["status"] == ACCEPTED,
+                "accepted": np.isin(c["status"], ENTERED),
                 "pass": c["pass_"].astype(int),
             }
         )
+        for f in self.extra:
+            out[f] = c[f]
+        return out
+
+
+def _column(values: tuple) -> np.ndarray:
+    """One recorded column as an array: numbers as numbers, anything else as objects."""
+    arr = np.asarray(values)
+    return arr.astype(object) if arr.dtype.kind in "USO" else arr
 
 
 def _int_or_na(values: np.ndarray, keep: np.ndarray) -> pd.arrays.IntegerArray:

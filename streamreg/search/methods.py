@@ -1,7 +1,7 @@
-"""``method=`` names for the search drivers that are not streamwise policies.
+"""``method=``: from a name or an instance to a :class:`~.method.SearchMethod`.
 
-Policies (alpha-investing, LORD++, streamwise AIC/BIC/RIC, ...) plug into the streamwise
-loop; the methods here bring their own loop and return the same kind of SearchResult:
+Policies (alpha-investing, LORD++, streamwise AIC/BIC/RIC, ...) run in the streamwise
+driver (:class:`~.streamwise.Streamwise`); the methods here bring their own loop:
 
 =======================  =================================================================
 ``"stepwise-aic"``       forward stepwise, ``F = 2`` (options: ``direction="both"``, ...)
@@ -12,22 +12,20 @@ loop; the methods here bring their own loop and return the same kind of SearchRe
 ``"bp-sfs"``             paper 003 (options ``c=``, ``lambda0=``, ...)
 =======================  =================================================================
 
-Underscores may replace hyphens.  ``Stepwise``, ``Grafting`` and ``BPSFS`` instances are
-accepted as ``method=`` too.  The streamwise fixed penalties stay ``"aic"``, ``"bic"``,
-``"ric"``.
+Underscores may replace hyphens.  ``Stepwise``, ``Grafting`` and ``BPSFS`` instances (any
+:class:`~.method.SearchMethod`) are accepted as ``method=`` too.  The streamwise fixed
+penalties stay ``"aic"``, ``"bic"``, ``"ric"``.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
-import numpy as np
-
-from ..policies import get_policy
+from ..policies import Policy, get_policy
 from ..policies.registry import _REGISTRY
+from .method import SearchMethod
 from .penalised import BPSFS, Grafting
 from .stepwise import Stepwise
-
-SearchMethod = Stepwise | Grafting | BPSFS
+from .streamwise import Streamwise
 
 _METHODS: dict[str, Callable[..., SearchMethod]] = {
     "stepwise": Stepwise,
@@ -44,19 +42,28 @@ def _key(name: str) -> str:
     return name.lower().replace("_", "-")
 
 
-def resolve_method(method, **options):
-    """``("search", driver)`` for the methods above, else ``("policy", policy)``.
+def resolve_method(method: str | Policy | SearchMethod, **options) -> SearchMethod:
+    """The search method for ``method=`` and its options: a fresh one for every search.
 
-    Raises ValueError for unknown names, listing every known method.
+    A name of the table above or a :class:`SearchMethod` instance gives that method; a
+    policy name or a :class:`~streamreg.policies.Policy` gives the streamwise search under
+    it.  Raises ValueError for unknown names, listing every known method.
+
+    Examples
+    --------
+    >>> resolve_method("alpha-investing", w0=0.05, alpha_delta=0.05).rule
+    alpha-investing(w0=0.05, alpha_delta=0.05)
+    >>> resolve_method("stepwise-bic").rule.name
+    'stepwise'
     """
-    if isinstance(method, (Stepwise, Grafting, BPSFS)):
+    if isinstance(method, SearchMethod):
         if options:
             raise TypeError("options cannot be combined with a method instance; set them on the instance")
-        return "search", method.spawn()
+        return method.spawn()
     if isinstance(method, str) and _key(method) in _METHODS:
-        return "search", _METHODS[_key(method)](**options)
+        return _METHODS[_key(method)](**options)
     try:
-        return "policy", get_policy(method, **options)
+        return Streamwise(get_policy(method, **options))
     except ValueError as exc:
         if isinstance(method, str) and str(exc).startswith("unknown method"):
             known = sorted({k.replace("_", "-") for k in _REGISTRY} | set(_METHODS))
@@ -64,15 +71,4 @@ def resolve_method(method, **options):
         raise
 
 
-def run_search_method(method: SearchMethod, *, state, y, fixed, family, streams, block_size: int = 512,
-                      max_tests=None, max_selected=None, time_budget=None):
-    """Run a non-streamwise driver; returns its SearchResult subclass."""
-    opts = dict(block_size=block_size, max_tests=max_tests, max_selected=max_selected, time_budget=time_budget)
-    if not streams:
-        raise ValueError("no candidate streams were given")
-    if isinstance(method, Stepwise):
-        return method.search(state, streams, fixed, **opts)
-    return method.search(np.asarray(y, dtype=float), np.asarray(fixed, dtype=float), family, streams, **opts)
-
-
-__all__ = ["resolve_method", "run_search_method", "Stepwise", "Grafting", "BPSFS"]
+__all__ = ["BPSFS", "Grafting", "SearchMethod", "Stepwise", "Streamwise", "resolve_method"]

@@ -27,32 +27,35 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..models.base import COLLINEAR, REFUSAL_REASONS, TESTED
-from ..models.gaussian import GaussianState
-from ..models.glm import GLMState
+from ..models.base import COLLINEAR, TESTED
+from ..models.protocol import ComparableState
+from ..options import SearchOptions, check_choice, check_integer
 from ..outcomes import TestOutcomes
 from ..policies.penalties import AIC, BIC, RIC, FixedPenalty
 from ..streams.base import AcceptedTerm, Stream, TermBlock
-from .streamwise import SearchResult
+from .history import HistoryRecorder, Status
+from .method import OwnLoop
+from .result import SELECTED_COLUMNS, SearchResult, check_streams, per_stream_table
 
 DIRECTIONS = ("forward", "both")
 _PENALTIES = {"aic": AIC, "bic": BIC, "ric": RIC}
-#: history statuses of a stepwise search
-ADDED, NOT_ADDED, DROPPED = "accepted", "rejected", "dropped"
-STATUSES = [ADDED, NOT_ADDED, DROPPED, *REFUSAL_REASONS.values()]
+#: columns of the stepwise history after the common ones: the move, its step and its effect
+STEP_COLUMNS = ("step", "action", "criterion_change", "model_size")
 
 
 class StepwiseResult(SearchResult):
     """A :class:`SearchResult` plus what is particular to stepwise search.
 
-    ``history`` has one row per move (an addition or a removal) and a last row with the
-    best candidate that failed, when the search stopped for lack of one; ``n_tests``
-    counts candidate evaluations (candidates x steps).
+    ``history`` has one row per move (an addition or a removal, its ``step``) and a last
+    row with the best candidate that failed, when the search stopped for lack of one;
+    ``n_tests`` counts candidate evaluations (candidates x steps).
     """
 
     def __init__(self, *, penalty: float, direction: str, test_description: str, steps: int, **base):
@@ -61,7 +64,7 @@ class StepwiseResult(SearchResult):
         self.test_description, self.steps = test_description, steps
 
 
-def collect_blocks(streams: list[Stream], block_size: int, max_candidates: int | None) -> list[TermBlock]:
+def collect_blocks(streams: Sequence[Stream], block_size: int, max_candidates: int | None) -> list[TermBlock]:
     """Read every stream to the end; ``ValueError`` past ``max_candidates`` terms."""
     blocks, total = [], 0
     for s in streams:
@@ -84,7 +87,7 @@ def make_penalty(penalty, m: int | None = None) -> FixedPenalty:
     if isinstance(penalty, FixedPenalty):
         if m is not None:
             raise ValueError("m cannot be combined with a penalty instance; use RIC(m=...)")
-        return penalty.spawn()
+        return cast(FixedPenalty, penalty.spawn())
     if isinstance(penalty, str):
         key = penalty.lower()
         if key not in _PENALTIES:
@@ -99,7 +102,7 @@ def make_penalty(penalty, m: int | None = None) -> FixedPenalty:
     raise ValueError(f"penalty must be 'aic', 'bic', 'ric', a number or a FixedPenalty, got {penalty!r}")
 
 
-class Stepwise:
+class Stepwise(OwnLoop):
     """Stepwise selection with a fixed penalty, as ``method=`` for :func:`streamreg.streamreg`.
 
     Parameters
@@ -127,17 +130,12 @@ class Stepwise:
     """
 
     name = "stepwise"
-    share = 1.0  # read by results.wealth; stepwise has no wealth
 
     def __init__(self, penalty="aic", *, direction: str = "forward", m: int | None = None,
                  exact_top: int | None = 10, max_steps: int | None = None, max_candidates: int = 1_000_000):
-        if direction not in DIRECTIONS:
-            raise ValueError(f"direction must be one of {DIRECTIONS}, got {direction!r}")
-        if exact_top is not None and (isinstance(exact_top, bool) or not isinstance(exact_top, (int, np.integer))
-                                      or exact_top < 1):
-            raise ValueError(f"exact_top must be a positive integer or None, got {exact_top!r}")
-        if max_steps is not None and (not isinstance(max_steps, (int, np.integer)) or max_steps < 0):
-            raise ValueError(f"max_steps must be a non-negative integer or None, got {max_steps!r}")
+        check_choice("direction", direction, DIRECTIONS)
+        check_integer("exact_top", exact_top, allow_none=True)
+        check_integer("max_steps", max_steps, minimum=0, allow_none=True)
         self.penalty_arg, self.m = penalty, m
         self.policy = make_penalty(penalty, m)  # validates now, not after reading the data
         self.direction, self.exact_top = direction, exact_top
@@ -149,9 +147,13 @@ class Stepwise:
             out["m"] = self.m
         return out
 
-    def spawn(self) -> "Stepwise":
+    def spawn(self) -> Stepwise:
         return Stepwise(self.penalty_arg, direction=self.direction, m=self.m, exact_top=self.exact_top,
                         max_steps=self.max_steps, max_candidates=self.max_candidates)
+
+    @property
+    def reads_lazily(self) -> bool:
+        return False  # every candidate is read before the first step
 
     def describe(self) -> str:
         args = f"direction={self.direction!r}"
@@ -168,10 +170,10 @@ class Stepwise:
                 "probability.")
 
     # ------------------------------------------------------------------ search
-    def search(self, state, streams: list[Stream], fixed: np.ndarray, *, block_size: int = 512,
-               max_tests: int | None = None, max_selected: int | None = None,
-               time_budget: float | None = None) -> StepwiseResult:
+    def run(self, state: ComparableState, streams: Sequence[Stream], *, fixed: np.ndarray, family: Any = None,
+            options: SearchOptions) -> StepwiseResult:
         """Run the stepwise search; ``state`` is the fixed-terms model (changed in place)."""
+        check_streams(streams)
         if isinstance(self.policy, RIC) and self.policy.m is None:
             unknown = [s.name for s in streams if s.n_candidates is None]
             if unknown:
@@ -181,16 +183,15 @@ class Stepwise:
         t0 = time.monotonic()
         # every step scores all blocks: read them about 8 MB at a time (views of array
         # streams; the block size never changes the decisions)
-        read_size = max(block_size, (8 << 20) // max(8 * state.n, 1))
+        read_size = max(options.block_size, (8 << 20) // max(8 * state.n, 1))
         blocks = collect_blocks(streams, read_size, self.max_candidates)
         if not blocks:
             raise ValueError("the streams hold no candidate term")
         cands = _Candidates(blocks)
         policy = self.policy
         policy.start(n_obs=state.n, n_candidates=len(cands))
-        self._fitted_policy = policy
-        F = policy.threshold
-        run = _StepwiseRun(state, np.asarray(fixed, dtype=float), cands, F, self.exact_top)
+        run = _StepwiseRun(state, np.asarray(fixed, dtype=float), cands, policy.threshold, self.exact_top)
+        max_tests, max_selected, time_budget = options.max_tests, options.max_selected, options.time_budget
 
         stopped, step = "no candidate improves the criterion", 0
         while True:
@@ -211,19 +212,20 @@ class Stepwise:
             drop = run.best_removal() if self.direction == "both" else None
             if drop is not None and drop[1] > 0 and (add is None or drop[1] > add[1]):
                 step += 1
-                run.drop(drop[0], drop[2], step, policy)
+                run.drop(drop[0], drop[2], step)
                 continue
             if add is None or not add[1] > 0:
                 if add is not None:
-                    run.record(add[0], add[2], add[1], NOT_ADDED, step + 1, policy)
+                    run.record(add[0], add[2], add[1], Status.REJECTED, step + 1)
                 break
             step += 1
-            if not run.add(add[0], add[2], add[1], step, policy):
+            if not run.add(add[0], add[2], add[1], step):
                 step -= 1  # refused: not a move
 
-        return self._result(run, streams, policy, stopped, step, time.monotonic() - t0)
+        return self._result(run, streams, stopped, step, time.monotonic() - t0)
 
-    def _result(self, run: "_StepwiseRun", streams, policy, stopped, steps, elapsed) -> StepwiseResult:
+    def _result(self, run: _StepwiseRun, streams: Sequence[Stream], stopped: str, steps: int,
+                elapsed: float) -> StepwiseResult:
         c = run.cands
         accepted, rows = [], []
         for order, j in enumerate(run.in_model, start=1):
@@ -233,27 +235,20 @@ class Stepwise:
             rows.append({"order": order, "term": term.name, "stream": term.stream, "test": info["step"],
                          "stream_test": info["step"], "statistic": info["llr"], "df": info["df"],
                          "pvalue": info["pvalue"], "level": info["level"], "wealth": np.nan})
-        selected = pd.DataFrame(rows, columns=["order", "term", "stream", "test", "stream_test", "statistic",
-                                               "df", "pvalue", "level", "wealth"])
-        names = [s.name for s in streams]
-        per_stream = pd.DataFrame({
-            "stream": names,
-            "tested": [c.count(n) for n in names],
-            "selected": [sum(t.stream == n for t in accepted) for n in names],
-            "final_wealth": [np.nan] * len(names),
-        }).set_index("stream")
+        selected = pd.DataFrame(rows, columns=list(SELECTED_COLUMNS))
+        per_stream = per_stream_table(streams, [c.count(s.name) for s in streams], accepted)
         state = run.state
-        test = "exact 2 delta loglik (n log RSS0/RSS1)" if isinstance(state, GaussianState) else (
-            "exact 2 delta loglik (LR refits)" if state.test == "lr" or self.exact_top is None else
-            f"score statistic ranks, exact 2 delta loglik for the best {self.exact_top} per step")
+        if state.exact_gain:
+            test = f"exact 2 delta loglik ({state.llr_description})"
+        elif self.exact_top is None:
+            test = "exact 2 delta loglik (LR refits)"
+        else:
+            test = f"score statistic ranks, exact 2 delta loglik for the best {self.exact_top} per step"
         return StepwiseResult(
-            history=run.history(), accepted=accepted, selected=selected, policies={"stepwise": self},
-            stream_names=names, n_tests=run.n_tests, stopped_by=stopped, elapsed=elapsed, per_stream=per_stream,
-            penalty=policy.threshold, direction=self.direction,
+            history=run.history.frame(), accepted=accepted, selected=selected, policies={},
+            stream_names=[s.name for s in streams], n_tests=run.n_tests, stopped_by=stopped, elapsed=elapsed,
+            per_stream=per_stream, penalty=self.policy.threshold, direction=self.direction,
             test_description=f"penalised likelihood, 2 delta loglik > F d; {test}", steps=steps)
-
-    def __repr__(self) -> str:
-        return self.describe()
 
 
 class _Candidates:
@@ -296,7 +291,7 @@ class _Candidates:
         """Candidates read from ``stream``."""
         return sum(len(b) for b in self.term_blocks if b.stream == stream)
 
-    def score(self, state, available: np.ndarray) -> tuple[TestOutcomes, np.ndarray]:
+    def score(self, state: ComparableState, available: np.ndarray) -> tuple[TestOutcomes, np.ndarray]:
         """Outcomes and skip codes of every candidate against ``state``, block by block.
 
         Blocks with no available candidate are not scored; their entries are skipped
@@ -321,22 +316,16 @@ def _skipped(m: int, widths: np.ndarray) -> TestOutcomes:
                         _log_p=zero, placeholder=True)
 
 
-def _loglik(state) -> float:
-    """Maximised log-likelihood of a model state (profile sigma for least squares)."""
-    if isinstance(state, GaussianState):
-        return -0.5 * state.n * (math.log(2 * math.pi * state.rss / state.n) + 1)
-    return float(state.llf)
-
-
 class _StepwiseRun:
     """The moving parts of one stepwise search."""
 
-    def __init__(self, state, fixed: np.ndarray, cands: _Candidates, F: float, exact_top: int | None):
+    def __init__(self, state: ComparableState, fixed: np.ndarray, cands: _Candidates, F: float,
+                 exact_top: int | None):
         self.state, self.fixed, self.cands, self.F, self.exact_top = state, fixed, cands, F, exact_top
         self.in_model: list[int] = []
         self.available = np.ones(len(cands), dtype=bool)
         self.entry: dict[int, dict] = {}
-        self.rows: list[dict] = []
+        self.history = HistoryRecorder(extra=STEP_COLUMNS)
         self.n_tests = 0
         self.step = 1
 
@@ -354,7 +343,7 @@ class _StepwiseRun:
             return None
         llr, df = out.llr.astype(float), out.df.astype(float)
         gain = np.where(ok, llr - self.F * df, -np.inf)
-        exact = isinstance(self.state, GaussianState) or self.state.test == "lr"
+        exact = self.state.exact_gain
         if not exact:
             # rank by the score statistic, decide on exact refits of the best few
             order = np.argsort(-gain, kind="stable")
@@ -362,13 +351,12 @@ class _StepwiseRun:
             top = order if self.exact_top is None else order[: self.exact_top]
             exact_llr = np.full(len(idx), np.nan)
             for t in top:
-                fit = self.state.fit_with(self.cands.term(idx[t]))
-                if fit.problem is not None:
+                value, problem = self.state.llr_with(self.cands.term(idx[t]))
+                if problem is not None:
                     # the term cannot enter (no MLE, or IRLS fails): recorded, never offered again
-                    self.refuse(int(idx[t]), {"llr": float(llr[t]), "df": int(df[t]), "pvalue": np.nan},
-                                fit.problem)
+                    self.refuse(int(idx[t]), {"llr": float(llr[t]), "df": int(df[t]), "pvalue": np.nan}, problem)
                     continue
-                exact_llr[t] = max(2.0 * (float(fit.result.llf) - self.state.llf), 0.0)
+                exact_llr[t] = value
             keep = np.isfinite(exact_llr)
             if not keep.any():
                 return None
@@ -378,90 +366,64 @@ class _StepwiseRun:
         if not np.isfinite(gain[k]):
             return None
         log_p = float(out.take([k]).log_p[0]) if exact else float("nan")  # one p-value, not all
-        info = {"llr": float(llr[k]), "df": int(df[k]), "pvalue": math.exp(log_p) if log_p == log_p else np.nan}
+        info = {"llr": float(llr[k]), "df": int(df[k]), "pvalue": np.nan if math.isnan(log_p) else math.exp(log_p)}
         return int(idx[k]), float(gain[k]), info
 
     def best_removal(self):
         """(candidate, gain F d - 2 delta loglik of removing it, info) of the best removal."""
         if not self.in_model:
             return None
-        ll_full = _loglik(self.state)
+        ll_full = self.state.loglik
         best = None
         for j in self.in_model:
+            keep = [t for t in self.in_model if t != j]
             try:
-                reduced = self._state_without(j)
+                reduced = self.state.refit(self.fixed, [self.cands.term(t) for t in keep])
             except ValueError:  # the reduced model has no MLE: this removal is not a move
                 continue
-            llr = 2.0 * (ll_full - _loglik(reduced))
+            llr = 2.0 * (ll_full - reduced.loglik)
             d = self.entry[j]["df"]
             gain = self.F * d - llr
             if best is None or gain > best[1]:
                 best = (j, gain, {"llr": llr, "df": d, "pvalue": np.nan, "state": reduced})
         return best
 
-    def _state_without(self, j: int):
-        keep = [t for t in self.in_model if t != j]
-        return self._build(keep)
-
-    def _build(self, terms: list[int]):
-        st = self.state
-        if isinstance(st, GaussianState):
-            new = GaussianState(st.y, self.fixed, test=st.test)
-            for t in terms:
-                new.accept(self.cands.term(t))
-            return new
-        x = np.column_stack([self.fixed] + [self.cands.term(t) for t in terms])
-        return GLMState(st.y, x, st.family, test=st.test)
-
     # ------------------------------------------------------------------ moves
     def refuse(self, j: int, info: dict, reason: str) -> None:
         """Record that candidate ``j`` cannot enter the model and take it out of the search."""
         self.available[j] = False
-        self.record(j, info, np.nan, REFUSAL_REASONS[reason], self.step, None)
+        self.record(j, info, np.nan, Status.refusal(reason), self.step)
 
-    def add(self, j: int, info: dict, gain: float, step: int, policy) -> bool:
+    def add(self, j: int, info: dict, gain: float, step: int) -> bool:
         reason = self.state.accept(self.cands.term(j))
-        if reason is not None:
-            self.available[j] = False
-            self.record(j, info, gain, REFUSAL_REASONS[reason], step, policy)
-            return False
         self.available[j] = False
+        if reason is not None:
+            self.record(j, info, gain, Status.refusal(reason), step)
+            return False
         self.in_model.append(j)
-        self.entry[j] = {**info, "step": step, "level": self._level(info["df"], policy)}
-        self.record(j, info, gain, ADDED, step, policy)
+        self.entry[j] = {**info, "step": step, "level": self._level(info["df"])}
+        self.record(j, info, gain, Status.ACCEPTED, step)
         return True
 
-    def drop(self, j: int, info: dict, step: int, policy) -> None:
+    def drop(self, j: int, info: dict, step: int) -> None:
         self.state = info.pop("state")
         self.in_model.remove(j)
         self.available[j] = True
-        self.record(j, {**info, "llr": info["llr"]}, -(self.F * info["df"] - info["llr"]), DROPPED, step, policy,
-                    gain_of_move=self.F * info["df"] - info["llr"])
+        gain = self.F * info["df"] - info["llr"]
+        self.record(j, info, -gain, Status.DROPPED, step, gain_of_move=gain)
 
-    def _level(self, df: int, policy) -> float:
+    def _level(self, df: int) -> float:
+        """Nominal chi-square level of the threshold ``F d``."""
         return float(stats.chi2.sf(self.F * df, df))
 
-    def record(self, j, info, gain, status, step, policy, gain_of_move=None) -> None:
+    def record(self, j: int, info: dict, gain: float, status: Status, step: int,
+               gain_of_move: float | None = None) -> None:
         c = self.cands
-        self.rows.append({
-            "test": step, "stream": c.stream(j), "stream_test": step, "term": c.name(j),
-            "statistic": info["llr"], "df": info["df"], "pvalue": info.get("pvalue", np.nan),
-            "level": self._level(info["df"], policy), "wealth": np.nan, "status": status,
-            "accepted": status == ADDED, "pass": step,
-            "action": "drop" if status == DROPPED else "add",
-            "criterion_change": -(gain if gain_of_move is None else gain_of_move),
-            "model_size": len(self.in_model),
-        })
-
-    def history(self) -> pd.DataFrame:
-        cols = ["test", "stream", "stream_test", "term", "statistic", "df", "pvalue", "log_p", "level", "wealth",
-                "status", "accepted", "pass", "action", "criterion_change", "model_size"]
-        h = pd.DataFrame(self.rows, columns=[c for c in cols if c != "log_p"])
+        pvalue = info.get("pvalue", np.nan)
         with np.errstate(divide="ignore"):
-            h["log_p"] = np.log(h["pvalue"].astype(float))
-        h["test"] = pd.array(h["test"], dtype="Int64")
-        h["stream_test"] = pd.array(h["stream_test"], dtype="Int64")
-        h["status"] = pd.Categorical(h["status"], categories=STATUSES)
-        h["accepted"] = h["accepted"].astype(bool)
-        h["df"] = h["df"].astype(int)
-        return h[cols]
+            log_p = np.log(pvalue)
+        self.history.add_row(
+            c.stream(j), c.name(j), test=step, stream_test=step, statistic=info["llr"], df=info["df"],
+            pvalue=pvalue, log_p=log_p, level=self._level(info["df"]), status=status, step=step,
+            action="drop" if status == Status.DROPPED else "add",
+            criterion_change=-(gain if gain_of_move is None else gain_of_move), model_size=len(self.in_model))

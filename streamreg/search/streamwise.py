@@ -1,4 +1,4 @@
-"""The streamwise search: the only loop in streamreg.
+"""The streamwise search: candidates tested one at a time, in stream order, under a wealth rule.
 
 One stream is paper 000's Fig. 4; several are paper 001's Alg. 2 (each stream its own
 policy with an equal share of the initial wealth; the next test goes to the stream with
@@ -9,56 +9,79 @@ that block the first acceptance would fall if everything before it were rejected
 how long the stream keeps the turn; everything up to that point is recorded at once.
 Only an acceptance changes the model, and then the unconsumed candidates are rescored,
 so the decisions are those of the one-at-a-time definition for any block size.
+
+:class:`Streamwise` is this driver as a :class:`~streamreg.search.method.SearchMethod`;
+:func:`streamwise_search` runs it with keyword options.
 """
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..models.base import TESTED
+from ..models.protocol import ModelState
+from ..options import HISTORY_MODES, SearchOptions
 from ..policies.base import Policy
 from ..streams.base import AcceptedTerm, Stream, TermBlock
-from .history import ACCEPTED, HISTORY_MODES, REFUSAL_CODES, REJECTED, HistoryRecorder
+from ..streams.passes import arrange_streams
+from .history import HistoryRecorder, Status
+from .result import SELECTED_COLUMNS, SearchResult, check_streams, per_stream_table
+
+__all__ = ["SearchResult", "Streamwise", "streamwise_search"]
 
 
-class SearchResult:
-    """What the search found; the results layer turns it into a fitted model.
+class Streamwise:
+    """The streamwise search under a policy, as ``method=`` resolves a wealth rule.
 
-    ``history`` may be given as a DataFrame or as a zero-argument callable that builds it:
-    for long streams the history (and its deferred p-values) is built only when asked for.
-    ``history_mode`` is ``"full"`` (one row per candidate) or ``"none"`` (only the rows of
-    accepted and refused candidates were kept).
+    Parameters
+    ----------
+    policy : Policy
+        A template; each stream gets ``policy.spawn()`` with a ``1/k`` wealth share.
+
+    Examples
+    --------
+    >>> from streamreg.policies import AlphaInvesting
+    >>> Streamwise(AlphaInvesting(w0=0.05, alpha_delta=0.05)).rule
+    alpha-investing(w0=0.05, alpha_delta=0.05)
     """
 
-    def __init__(self, history, accepted: list[AcceptedTerm], selected: pd.DataFrame, policies: dict[str, Policy],
-                 stream_names: list[str], n_tests: int, stopped_by: str, elapsed: float,
-                 per_stream: pd.DataFrame | None = None, history_mode: str = "full"):
-        self._history = history
-        self.history_mode = history_mode
-        self.accepted = accepted
-        self.selected = selected
-        self.policies = policies
-        self.stream_names = stream_names
-        self.n_tests = n_tests
-        self.stopped_by = stopped_by
-        self.elapsed = elapsed
-        self.per_stream = per_stream
+    history_modes: tuple[str, ...] = HISTORY_MODES
+    multipass = True
+    reads_lazily = True
+
+    def __init__(self, policy: Policy):
+        self.policy = policy
 
     @property
-    def history(self) -> pd.DataFrame:
-        if callable(self._history):
-            self._history = self._history()
-        return self._history
+    def name(self) -> str:
+        return self.policy.name
 
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state["_history"] = self.history
-        return state
+    @property
+    def rule(self) -> Policy:
+        """The policy, whose description and guarantee the results report."""
+        return self.policy
+
+    def spawn(self) -> Streamwise:
+        return Streamwise(self.policy.spawn())
+
+    def check_family(self, family: Any) -> None:
+        return None  # every model state serves every policy
+
+    def run(self, state: ModelState, streams: Sequence[Stream], *, fixed: np.ndarray | None = None,
+            family: Any = None, options: SearchOptions) -> SearchResult:
+        """Arrange the streams (``multistream``, ``passes``) and search them; see :func:`streamwise_search`."""
+        arranged = arrange_streams(list(streams), multistream=options.multistream, passes=options.passes)
+        return _search(state, arranged, self.policy, options)
+
+    def __repr__(self) -> str:
+        return f"Streamwise({self.policy!r})"
 
 
 @dataclass
@@ -75,7 +98,7 @@ class _Lane:
 
 
 def streamwise_search(
-    model,
+    model: ModelState,
     streams: list[Stream],
     policy: Policy,
     *,
@@ -90,9 +113,10 @@ def streamwise_search(
 
     Parameters
     ----------
-    model : GaussianState or GLMState
+    model : ModelState
         The current fit; updated in place as terms are accepted.
     streams : list of Stream
+        Searched as given (names must be unique).
     policy : Policy
         A template; each stream gets ``policy.spawn()`` with a ``1/k`` wealth share.
     block_size : int
@@ -108,23 +132,31 @@ def streamwise_search(
         ``"none"``: only the rows of accepted and refused candidates, so memory does not
         grow with the number of tests on long or infinite streams.  The selected table,
         the per-stream counts and the decisions are the same either way.
+
+    The options are validated by :class:`~streamreg.options.SearchOptions`.
     """
-    if history not in HISTORY_MODES:
-        raise ValueError(f"history must be one of {HISTORY_MODES}, got {history!r}")
-    if block_size < 1:
-        raise ValueError(f"block_size must be a positive integer, got {block_size!r}")
-    if not streams:
-        raise ValueError("no candidate streams were given")
+    options = SearchOptions(block_size=block_size, max_tests=max_tests, max_selected=max_selected,
+                            time_budget=time_budget, verbose=verbose, history=history)
+    return _search(model, streams, policy, options)
+
+
+def _search(model: ModelState, streams: Sequence[Stream], policy: Policy, options: SearchOptions) -> SearchResult:
+    """The loop (options already validated)."""
+    check_streams(streams)
     names = [s.name for s in streams]
     if len(set(names)) != len(names):
         raise ValueError(f"stream names must be unique, got {names}")
+    block_size, max_tests, max_selected = options.block_size, options.max_tests, options.max_selected
+    time_budget, verbose, history = options.time_budget, options.verbose, options.history
     every = 10_000 if verbose is True else int(verbose or 0)
     max_block = max(block_size, (8 << 20) // max(model.n, 1))
     k = len(streams)
     lanes = []
+    initial_wealth = {}
     for j, s in enumerate(streams):
         p = policy.spawn()
         p.start(n_obs=model.n, share=1.0 / k, n_candidates=s.n_candidates)
+        initial_wealth[s.name] = p.wealth  # as the rule reports it, whatever its parameters are called
         lanes.append(_Lane(j, s, p, size=block_size))
 
     rec = HistoryRecorder(keep=history)
@@ -201,7 +233,7 @@ def streamwise_search(
 
         # rows for this run, in buffer order
         used_tested = tested_pos[:n_used]
-        status = np.full(n_used, REJECTED)
+        status = np.full(n_used, int(Status.REJECTED))
         level = plan.level[:n_used].copy()
         wealth = plan.wealth[:n_used].copy()
         reason = None
@@ -217,7 +249,7 @@ def streamwise_search(
             reason = model.accept(term.values)
             pol.record(outcomes, n_used, last_accepted=reason is None)
             wealth[-1] = pol.wealth
-            status[-1] = ACCEPTED if reason is None else REFUSAL_CODES[reason]
+            status[-1] = Status.ACCEPTED if reason is None else Status.refusal(reason)
         else:
             pol.record(outcomes, n_used, last_accepted=False)
 
@@ -231,7 +263,7 @@ def streamwise_search(
             _record_run(rec, buf, codes, end, used_tested, sub, lp, level, wealth, status,
                         first_global=n_tests + 1, first_stream=first_test)
         n_tests += n_used
-        rejected = used_tested[status == REJECTED]
+        rejected = used_tested[status == Status.REJECTED]
         if rejected.size:
             lane.stream.on_rejected(buf, rejected)
 
@@ -255,15 +287,10 @@ def streamwise_search(
             for other in lanes:
                 other.stream.on_accept(term)
                 other.outcomes = None  # the model changed: rescore what is pending
-            lane.buffer = buf.tail(end)
-        else:
-            lane.buffer = buf.tail(end)
-            if accept_at is None:
-                lane.outcomes = lane.outcomes.take(slice(end, None))
-                lane.codes = codes[end:]
-            else:  # refused: model unchanged, keep the scores
-                lane.outcomes = lane.outcomes.take(slice(end, None))
-                lane.codes = codes[end:]
+        else:  # rejected, or refused (the model is unchanged): the rest keep their scores
+            lane.outcomes = lane.outcomes.take(slice(end, None))
+            lane.codes = codes[end:]
+        lane.buffer = buf.tail(end)
         if len(lane.buffer) == 0:
             lane.buffer = None
             prio[lane.index] = -np.inf
@@ -275,18 +302,9 @@ def streamwise_search(
                   f"{time.monotonic() - t0:.1f}s", file=sys.stderr)
             next_report += every
 
-    selected = pd.DataFrame(
-        selected_rows,
-        columns=["order", "term", "stream", "test", "stream_test", "statistic", "df", "pvalue", "level", "wealth"],
-    )
-    per_stream = pd.DataFrame(
-        {
-            "stream": names,
-            "tested": [ln.policy.n_tested for ln in lanes],
-            "selected": [sum(t.stream == n for t in accepted) for n in names],
-            "final_wealth": [ln.policy.wealth for ln in lanes],
-        }
-    ).set_index("stream")
+    selected = pd.DataFrame(selected_rows, columns=list(SELECTED_COLUMNS))
+    per_stream = per_stream_table(streams, [ln.policy.n_tested for ln in lanes], accepted,
+                                  [ln.policy.wealth for ln in lanes])
     return SearchResult(
         history=partial(rec.frame, model.log_pvalue),
         accepted=accepted,
@@ -298,6 +316,7 @@ def streamwise_search(
         elapsed=time.monotonic() - t0,
         per_stream=per_stream,
         history_mode=history,
+        initial_wealth=initial_wealth,
     )
 
 

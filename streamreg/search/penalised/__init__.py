@@ -3,4 +3,4 @@ from .bpsfs import BPSFS, BayesLambdaRule, bayes_lambda
 from .engine import L1Model
 from .grafting import Grafting, PenalisedSearchResult
 
-__all__ = ["Grafting", "BPSFS", "L1Model", "PenalisedSearchResult", "BayesLambdaRule", "bayes_lambda"]
+__all__ = ["BPSFS", "BayesLambdaRule", "Grafting", "L1Model", "PenalisedSearchResult", "bayes_lambda"]

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...options import check_choice, check_integer, check_number
+
 BASES = ("linear", "rbf")
 
 
@@ -62,12 +64,9 @@ class Expander:
     """
 
     def __init__(self, basis: str = "linear", *, k_max: int = 10, width: float = 0.3, standardize: bool = True):
-        if basis not in BASES:
-            raise ValueError(f"basis must be one of {BASES}, got {basis!r}")
-        if isinstance(k_max, bool) or not isinstance(k_max, (int, np.integer)) or k_max < 1:
-            raise ValueError(f"k_max must be a positive integer, got {k_max!r}")
-        if not (np.isfinite(width) and width > 0):
-            raise ValueError(f"rbf_width must be a positive number, got {width!r}")
+        check_choice("basis", basis, BASES)
+        check_integer("k_max", k_max)
+        check_number("rbf_width", width, open_low=True, what="a positive number")
         self.basis, self.k_max, self.width, self.standardize = basis, int(k_max), float(width), standardize
 
     def expand(self, raw: np.ndarray, term: int) -> tuple[list[ColumnSpec], np.ndarray]:

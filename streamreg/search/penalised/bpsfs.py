@@ -26,14 +26,18 @@ re-testing (plus rule 1; with ``c = 0`` exactly grafting).
 """
 from __future__ import annotations
 
-import math
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from ...models.protocol import ModelState
+from ...options import SearchOptions, check_integer, check_number
 from ...streams.base import Stream
+from ..result import check_streams
 from .engine import L1Model, _eta_derivatives
-from .grafting import PenalisedSearchResult, _check_nonneg, _OnlineL1Method, loss_for_family
+from .grafting import PenalisedSearchResult, _OnlineL1Method, loss_for_family
 from .online import LambdaRule, OnlineL1Search
 
 
@@ -214,14 +218,9 @@ class BPSFS(_OnlineL1Method):
                  k_max: int = 10, rbf_width: float = 0.3, standardize: bool = True,
                  max_rejections: int | None = None, max_reentries: int | None = 3,
                  max_candidates: int = 1_000_000):
-        if max_reentries is not None and (isinstance(max_reentries, bool) or
-                                          not isinstance(max_reentries, (int, np.integer)) or max_reentries < 1):
-            raise ValueError(f"max_reentries must be a positive integer or None, got {max_reentries!r}")
-        self.max_reentries = max_reentries
-        if isinstance(c, bool) or not isinstance(c, (int, float, np.floating, np.integer)) \
-                or not math.isfinite(c) or not 0 <= c <= 1:
-            raise ValueError(f"c must be a correlation threshold in [0, 1], got {c!r}")
-        _check_nonneg("lambda0", lambda0, allow_none=False)
+        self.max_reentries = check_integer("max_reentries", max_reentries, allow_none=True)
+        check_number("c", c, high=1.0, open_high=False, what="a correlation threshold in [0, 1]")
+        check_number("lambda0", lambda0, what="a finite non-negative number")
         self.c, self.lambda0, self.update_lambda = float(c), float(lambda0), update_lambda
         self._init_common(basis, k_max, rbf_width, standardize, max_rejections, max_candidates)
 
@@ -241,15 +240,17 @@ class BPSFS(_OnlineL1Method):
         return ("BP-SFS controls no error rate: rule 1 is a fixed correlation filter and rule 2 an L1 gradient "
                 "test with lambda estimated from the current weights (a Bayesian MAP heuristic).")
 
-    def search(self, y, fixed, family, streams: list[Stream], *, block_size: int = 512, max_tests=None,
-               max_selected=None, time_budget=None) -> PenalisedSearchResult:
+    def run(self, state: ModelState, streams: Sequence[Stream], *, fixed: np.ndarray, family: Any,
+            options: SearchOptions) -> PenalisedSearchResult:
+        """BP-SFS over ``streams`` (the state gives the response and is not changed)."""
+        check_streams(streams)
         loss = loss_for_family(family)
         t0 = time.monotonic()
         rule = BayesLambdaRule(self.lambda0, update=self.update_lambda)
-        search = OnlineL1Search(y, fixed, loss, rule, self.expander, retest=True,
-                                max_rejections=self.max_rejections, corr_filter=self.c,
+        search = OnlineL1Search(np.asarray(state.y, dtype=float), np.asarray(fixed, dtype=float), loss, rule,
+                                self.expander, retest=True, max_rejections=self.max_rejections, corr_filter=self.c,
                                 max_reentries=self.max_reentries)
-        run = search.run(self._blocks(streams, block_size), max_tests=max_tests, max_selected=max_selected,
-                         time_budget=time_budget)
+        run = search.run(self._blocks(streams, options.block_size), max_tests=options.max_tests,
+                         max_selected=options.max_selected, time_budget=options.time_budget)
         self.lam_ = rule.lam
         return self._result(run, streams, loss, time.monotonic() - t0)

@@ -24,6 +24,8 @@ import numpy as np
 from scipy import optimize
 from scipy.special import expit
 
+from ...options import check_choice
+
 LOSSES = ("squared", "logistic")
 #: relative KKT slack: a zero weight with |grad| <= lam (1 + KKT_SLACK) stays at zero
 KKT_SLACK = 1e-9
@@ -60,8 +62,7 @@ class L1Model:
     """
 
     def __init__(self, y: np.ndarray, fixed: np.ndarray, loss: str):
-        if loss not in LOSSES:
-            raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+        check_choice("loss", loss, LOSSES)
         self.y = np.asarray(y, dtype=float)
         self.n = len(self.y)
         self.fixed = np.asarray(fixed, dtype=float).reshape(self.n, -1)
@@ -145,7 +146,7 @@ class L1Model:
         theta0 = np.concatenate([self.b, np.maximum(self.w, 0), np.maximum(-self.w, 0)])
         bounds = [(None, None)] * k0 + [(0.0, None)] * (2 * p)
         res = optimize.minimize(fun, theta0, jac=True, method="L-BFGS-B", bounds=bounds,
-                                options=dict(maxiter=20_000, maxcor=30, ftol=1e-15, gtol=1e-12))
+                                options={"maxiter": 20_000, "maxcor": 30, "ftol": 1e-15, "gtol": 1e-12})
         th = res.x
         self.b = th[:k0]
         self.w = th[k0 : k0 + p] - th[k0 + p :]

@@ -17,17 +17,23 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
 from ...models import is_ols
-from ...models.base import REFUSAL_REASONS, SEPARATION, CandidateBlock, equilibrate
+from ...models.base import CandidateBlock, equilibrate
+from ...models.protocol import ModelState
 from ...models.separation import is_separated
+from ...options import SearchOptions, check_integer, check_number
 from ...streams.base import Stream, TermBlock
+from ..history import HistoryRecorder, Status
+from ..method import OwnLoop
+from ..result import SearchResult, check_streams, per_stream_table
 from ..stepwise import collect_blocks
-from ..streamwise import SearchResult
 from .basis import Expander
 from .engine import L1Model, lasso_working_set, loss_value
 from .online import LambdaRule, OnlineL1Run, OnlineL1Search, run_to_terms
@@ -49,13 +55,13 @@ class PenalisedSearchResult(SearchResult):
         self.test_description, self.run = test_description, run
 
 
-def refuse_separating(accepted: list, selected: pd.DataFrame, history: pd.DataFrame, model: L1Model):
+def refuse_separating(accepted: list, selected: pd.DataFrame, history: HistoryRecorder, model: L1Model):
     """Drop from the refit the terms whose unpenalised MLE would not exist, as every path does.
 
     The penalised estimates exist under separation (the penalty keeps them finite), but the
     refit of the selected terms is an unpenalised GLM.  Terms are added in selection order
     and one whose addition separates the classes (exact LP test) is refused: it gets a
-    history row saying so and leaves the refit.
+    history row saying so and leaves the refit.  Returns the terms kept and their table.
     """
     design, keep, refused = model.fixed, [], []
     for t in accepted:
@@ -66,24 +72,14 @@ def refuse_separating(accepted: list, selected: pd.DataFrame, history: pd.DataFr
         design = trial
         keep.append(t)
     if not refused:
-        return accepted, selected, history
+        return accepted, selected
     kept = [t.name for t in keep]
     selected = selected[selected["term"].isin(kept)].reset_index(drop=True)
     selected["order"] = np.arange(1, len(selected) + 1)
-    reason = REFUSAL_REASONS[SEPARATION]
-    status = history["status"].cat.add_categories([reason]) if reason not in history["status"].cat.categories \
-        else history["status"]
-    history = history.assign(status=status)
-    last_pass = int(history["pass"].max()) if len(history) else 1
-    rows = pd.DataFrame({"test": pd.array([pd.NA] * len(refused), dtype="Int64"),
-                         "stream": [t.stream for t in refused],
-                         "stream_test": pd.array([pd.NA] * len(refused), dtype="Int64"),
-                         "term": [t.name for t in refused], "statistic": np.nan, "df": [t.values.shape[1] for t in refused],
-                         "pvalue": np.nan, "log_p": np.nan, "level": np.nan, "wealth": np.nan,
-                         "status": pd.Categorical([reason] * len(refused), categories=status.cat.categories),
-                         "accepted": False, "pass": last_pass})
-    history = pd.concat([history, rows[history.columns]], ignore_index=True)
-    return keep, selected, history
+    last_pass = history.last_pass()
+    for t in refused:
+        history.add_row(t.stream, t.name, df=t.values.shape[1], status=Status.REFUSED_SEPARATION, pass_=last_pass)
+    return keep, selected
 
 
 def loss_for_family(family) -> str:
@@ -96,39 +92,27 @@ def loss_for_family(family) -> str:
                      f"not {type(family).__name__}")
 
 
-def _check_nonneg(name: str, value, allow_none: bool = True) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
-            or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
-
-
-class _OnlineL1Method:
+class _OnlineL1Method(OwnLoop):
     """Parameters and result building shared by :class:`Grafting` and :class:`BPSFS`."""
 
     name = "online-l1"
-    share = 1.0  # read by results.wealth; these rules have no wealth
 
     def _init_common(self, basis, k_max, rbf_width, standardize, max_rejections, max_candidates):
         self.expander = Expander(basis, k_max=k_max, width=rbf_width, standardize=standardize)
-        if max_rejections is not None and (isinstance(max_rejections, bool) or
-                                           not isinstance(max_rejections, (int, np.integer)) or max_rejections < 1):
-            raise ValueError(f"max_rejections must be a positive integer or None, got {max_rejections!r}")
+        check_integer("max_rejections", max_rejections, allow_none=True)
         self.basis, self.k_max, self.rbf_width, self.standardize = basis, k_max, rbf_width, standardize
         self.max_rejections, self.max_candidates = max_rejections, max_candidates
+
+    def parameters(self) -> dict:
+        raise NotImplementedError
 
     def spawn(self):
         return type(self)(**self.parameters())
 
-    def describe(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.parameters().items() if v is not None)
-        return f"{self.name}({args})"
+    def check_family(self, family: Any) -> None:
+        loss_for_family(family)  # ValueError naming the supported families
 
-    def __repr__(self) -> str:
-        return self.describe()
-
-    def _blocks(self, streams: list[Stream], block_size: int):
+    def _blocks(self, streams: Sequence[Stream], block_size: int):
         for s in streams:
             while True:
                 b = s.take(block_size)
@@ -136,27 +120,22 @@ class _OnlineL1Method:
                     break
                 yield b
 
-    def _result(self, run: OnlineL1Run, streams, loss: str, elapsed: float, cv=None) -> PenalisedSearchResult:
+    def _result(self, run: OnlineL1Run, streams: Sequence[Stream], loss: str, elapsed: float,
+                cv=None) -> PenalisedSearchResult:
         accepted, selected = run_to_terms(run)
-        history = run.history
         if loss == "logistic":
-            accepted, selected, history = refuse_separating(accepted, selected, history, run.model)
+            accepted, selected = refuse_separating(accepted, selected, run.recorder, run.model)
         names = [s.name for s in streams]
-        per_stream = pd.DataFrame({
-            "stream": names,
-            "tested": [run.tested_per_stream.get(n, 0) for n in names],
-            "selected": [sum(t.stream == n for t in accepted) for n in names],
-            "final_wealth": [np.nan] * len(names),
-        }).set_index("stream")
+        per_stream = per_stream_table(streams, [run.tested_per_stream.get(n, 0) for n in names], accepted)
         weights = pd.DataFrame({
             "term": [run.terms[s.term].name for s in run.active],
-            "column": [("rbf c=%.4g" % s.centre) if s.is_rbf else run.terms[s.term].columns[s.source]
+            "column": [f"rbf c={s.centre:.4g}" if s.is_rbf else run.terms[s.term].columns[s.source]
                        for s in run.active],
             "weight": run.model.w,
         })
         what = "squared-error loss / 2n" if loss == "squared" else "mean binomial negative log-likelihood"
         return PenalisedSearchResult(
-            history=history, accepted=accepted, selected=selected, policies={self.name: self},
+            history=run.history, accepted=accepted, selected=selected, policies={},
             stream_names=names, n_tests=run.n_tests, stopped_by=run.stopped_by, elapsed=elapsed,
             per_stream=per_stream, lam=run.rule.lam, lambda_path=run.lambda_path, weights=weights, cv=cv,
             test_description=(f"gradient test |dL/dw| > lambda = {run.rule.lam:.4g} ({what} + lambda*sum|w|, "
@@ -201,13 +180,10 @@ class Grafting(_OnlineL1Method):
                  retest: bool = True, max_rejections: int | None = None, random_state: int = 0,
                  max_candidates: int = 1_000_000):
         if lam is not None:
-            _check_nonneg("lam", lam)
-        if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
-            raise ValueError(f"cv must be an integer >= 2, got {cv!r}")
-        if isinstance(n_lambdas, bool) or not isinstance(n_lambdas, (int, np.integer)) or n_lambdas < 1:
-            raise ValueError(f"n_lambdas must be a positive integer, got {n_lambdas!r}")
-        if not (0 < lambda_ratio < 1):
-            raise ValueError(f"lambda_ratio must be in (0, 1), got {lambda_ratio!r}")
+            check_number("lam", lam, what="a finite non-negative number")
+        check_integer("cv", cv, minimum=2)
+        check_integer("n_lambdas", n_lambdas)
+        check_number("lambda_ratio", lambda_ratio, high=1.0, open_low=True)
         self.lam, self.cv, self.n_lambdas, self.lambda_ratio = lam, cv, n_lambdas, lambda_ratio
         self.retest, self.random_state = retest, random_state
         self._init_common(basis, k_max, rbf_width, standardize, max_rejections, max_candidates)
@@ -230,9 +206,18 @@ class Grafting(_OnlineL1Method):
                 "weights are the batch lasso optimum over the features seen; lambda chosen by "
                 "cross-validation targets prediction error, not false selections.")
 
-    def search(self, y, fixed, family, streams: list[Stream], *, block_size: int = 512, max_tests=None,
-               max_selected=None, time_budget=None) -> PenalisedSearchResult:
+    @property
+    def reads_lazily(self) -> bool:
+        return self.lam is not None  # cross-validation reads every candidate first
+
+    def run(self, state: ModelState, streams: Sequence[Stream], *, fixed: np.ndarray, family: Any,
+            options: SearchOptions) -> PenalisedSearchResult:
+        """Grafting over ``streams`` (the state gives the response and is not changed)."""
+        check_streams(streams)
         loss = loss_for_family(family)
+        y, fixed = np.asarray(state.y, dtype=float), np.asarray(fixed, dtype=float)
+        block_size, max_tests, max_selected = options.block_size, options.max_tests, options.max_selected
+        time_budget = options.time_budget
         t0 = time.monotonic()
         cv_table = None
         if self.lam is None:
@@ -307,7 +292,7 @@ class Grafting(_OnlineL1Method):
 class _FoldFit:
     """One cross-validation fold: fits on the other folds' rows, loss on its own."""
 
-    def __init__(self, method: "Grafting", y, fixed, loss, blocks, where, va, batch: bool):
+    def __init__(self, method: Grafting, y, fixed, loss, blocks, where, va, batch: bool):
         n = len(y)
         self.method, self.loss, self.blocks, self.where, self.va = method, loss, blocks, where, va
         self.tr = np.setdiff1d(np.arange(n), va)

@@ -24,20 +24,21 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
 from ...models.base import CandidateBlock
 from ...streams.base import AcceptedTerm, TermBlock
+from ..history import HistoryRecorder, Status
+from ..result import SELECTED_COLUMNS
 from .basis import ColumnSpec, Expander
 from .engine import L1Model
 
 #: history statuses of the online L1 searches
 ENTERED, REJECTED, DISCARDED, CONSTANT, REENTERED, PRUNED = (
-    "accepted", "rejected", "discarded: rule 1 (|corr| < c)", "skipped: constant",
-    "re-entered from the pool", "pruned (weights reached 0)")
-STATUSES = [ENTERED, REJECTED, DISCARDED, CONSTANT, REENTERED, PRUNED]
+    Status.ACCEPTED, Status.REJECTED, Status.DISCARDED, Status.CONSTANT, Status.REENTERED, Status.PRUNED)
 
 
 class LambdaRule:
@@ -67,18 +68,23 @@ class _Term:
 
 @dataclass
 class OnlineL1Run:
-    """The outcome of one online L1 search (before it becomes a SearchResult)."""
+    """The outcome of one online L1 search (before it becomes a SearchResult); ``history``
+    is built from ``recorder`` on first access, with any rows added until then."""
 
     model: L1Model
     rule: LambdaRule
     active: list[ColumnSpec]
     terms: dict[int, _Term]
-    history: pd.DataFrame
+    recorder: HistoryRecorder
     n_tests: int
     stopped_by: str
     tested_per_stream: dict[str, int]
     elapsed: float
     lambda_path: list[float] = field(default_factory=list)
+
+    @cached_property
+    def history(self) -> pd.DataFrame:
+        return self.recorder.frame()
 
     def active_terms(self) -> list[int]:
         """Term ids with at least one active weight, in order of their (last) entry."""
@@ -91,32 +97,6 @@ class OnlineL1Run:
         for spec, w in zip(self.active, self.model.w):
             eta = eta + w * spec.values(raw_of(spec.term))
         return eta
-
-
-class _History:
-    def __init__(self):
-        self.rows: list[tuple] = []
-
-    def add(self, test, stream, stream_test, term, statistic, df, level, status, pass_):
-        self.rows.append((test, stream, stream_test, term, statistic, df, level, status, pass_))
-
-    def frame(self) -> pd.DataFrame:
-        cols = ["test", "stream", "stream_test", "term", "statistic", "df", "level", "status", "pass"]
-        h = pd.DataFrame(self.rows, columns=cols)
-        h["test"] = pd.array(h["test"], dtype="Int64")
-        h["stream_test"] = pd.array(h["stream_test"], dtype="Int64")
-        h["df"] = h["df"].astype(int)
-        h["statistic"] = h["statistic"].astype(float)
-        h["level"] = h["level"].astype(float)
-        # no p-values or wealth: the gradient test is a threshold, not a test of a hypothesis
-        h["pvalue"] = np.nan
-        h["log_p"] = np.nan
-        h["wealth"] = np.nan
-        h["accepted"] = h["status"].isin([ENTERED, REENTERED])
-        h["status"] = pd.Categorical(h["status"], categories=STATUSES)
-        h["pass"] = h["pass"].astype(int)
-        return h[["test", "stream", "stream_test", "term", "statistic", "df", "pvalue", "log_p", "level",
-                  "wealth", "status", "accepted", "pass"]]
 
 
 class _Pool:
@@ -260,7 +240,7 @@ class OnlineL1Search:
         self._last_pruned: list[ColumnSpec] = []
         self._seen: set[frozenset] = {frozenset()}  # active sets reached so far
         self.terms: dict[int, _Term] = {}
-        self.hist = _History()
+        self.hist = HistoryRecorder()
         self.n_terms = 0
         self.n_tests = 0
         self.tested: dict[str, int] = {}
@@ -288,7 +268,7 @@ class OnlineL1Search:
                 self._block(block, limit, max_selected)
         except _OutOfTime:
             stopped = "time_budget"
-        return OnlineL1Run(self.model, self.rule, list(self.active), self.terms, self.hist.frame(), self.n_tests,
+        return OnlineL1Run(self.model, self.rule, list(self.active), self.terms, self.hist, self.n_tests,
                            stopped, dict(self.tested), time.monotonic() - t0, list(self.lambda_path))
 
     def _check_time(self) -> None:
@@ -399,7 +379,8 @@ class OnlineL1Search:
             for spec in gone:
                 if self.record:
                     t = self.terms[spec.term]
-                    self.hist.add(pd.NA, t.stream, pd.NA, t.name, np.nan, 1, self.rule.lam, PRUNED, self._pass)
+                    self.hist.add_row(t.stream, t.name, df=1, level=self.rule.lam, status=PRUNED,
+                                      pass_=self._pass)
             if self.retest:
                 back = np.ones(len(gone), dtype=bool)
                 if self.max_reentries is not None:
@@ -449,7 +430,8 @@ class OnlineL1Search:
             self._reentries[spec] = self._reentries.get(spec, 0) + 1
             t = self.terms[spec.term]
             if self.record:
-                self.hist.add(pd.NA, t.stream, pd.NA, t.name, float(grad[k]), 1, lam, REENTERED, self._pass)
+                self.hist.add_row(t.stream, t.name, statistic=float(grad[k]), df=1, level=lam, status=REENTERED,
+                                  pass_=self._pass)
             self._add_tracked(spec, col)
 
     def _add_tracked(self, spec: ColumnSpec, column: np.ndarray) -> bool:
@@ -479,7 +461,7 @@ class OnlineL1Search:
         return progress
 
     # ---------------------------------------------------------------- history
-    def _record_arrival(self, block: TermBlock, j: int, tid: int, stat: float, df: int, status: str) -> None:
+    def _record_arrival(self, block: TermBlock, j: int, tid: int, stat: float, df: int, status: Status) -> None:
         stream = block.stream
         tested = status in (ENTERED, REJECTED)
         if tested:
@@ -489,9 +471,9 @@ class OnlineL1Search:
                                 self.n_tests if tested else -1, self.tested.get(stream, 0) if tested else -1,
                                 stat, self.rule.lam)
         if self.record:
-            self.hist.add(self.n_tests if tested else pd.NA, stream,
-                          self.tested[stream] if tested else pd.NA, block.names[j], stat,
-                          max(df, 1), self.rule.lam, status, block.pass_no)
+            self.hist.add_row(stream, block.names[j], test=self.n_tests if tested else -1,
+                              stream_test=self.tested[stream] if tested else -1, statistic=stat, df=max(df, 1),
+                              level=self.rule.lam, status=status, pass_=block.pass_no)
 
 
 def run_to_terms(run: OnlineL1Run) -> tuple[list[AcceptedTerm], pd.DataFrame]:
@@ -518,6 +500,4 @@ def run_to_terms(run: OnlineL1Run) -> tuple[list[AcceptedTerm], pd.DataFrame]:
         rows.append({"order": order, "term": t.name, "stream": t.stream, "test": t.test,
                      "stream_test": t.stream_test, "statistic": t.statistic, "df": len(idx), "pvalue": np.nan,
                      "level": t.level, "wealth": np.nan, "abs_weight": float(np.abs(extra["weights"]).sum())})
-    cols = ["order", "term", "stream", "test", "stream_test", "statistic", "df", "pvalue", "level", "wealth",
-            "abs_weight"]
-    return accepted, pd.DataFrame(rows, columns=cols)
+    return accepted, pd.DataFrame(rows, columns=[*SELECTED_COLUMNS, "abs_weight"])

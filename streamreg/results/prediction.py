@@ -1,0 +1,184 @@
+"""The refit on any rows: its model frame, its design with missing rows, predictions.
+
+R's ``model.frame(fit)`` is the data the refit sees: the response and the columns its terms
+refer to, generated columns (``pca()`` components) included.  :func:`model_frame` builds it
+on the training rows or on new data, so that ``statsmodels.formula.api`` refits
+``selected_formula`` on it and finds the same coefficients.
+
+Rows of new data with a missing value in a column the model uses get NaN predictions, as
+statsmodels' ``predict`` gives them; the other rows are predicted as usual.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import patsy
+
+from ..formula.names import variables
+from ..models import is_ols
+
+if TYPE_CHECKING:
+    from .results import StreamRegResults
+
+
+def model_variables(res: StreamRegResults) -> list[str]:
+    """The columns the refit's terms refer to, in the order of the data (response excluded).
+
+    Generated columns (``pca_1``, ...) are included: they are columns of the model frame.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, streamreg as sr
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame(rng.normal(size=(80, 3)), columns=["a", "b", "c"])
+    >>> df["y"] = df["a"] + rng.normal(size=80)
+    >>> model_variables(sr.streamreg("y ~ c + stream(a, b)", df, w0=0.05, alpha_delta=0.05))
+    ['a', 'c']
+    """
+    train = res._train
+    columns = set(train.columns)
+    desc = patsy.ModelDesc.from_formula(res._rhs if res._rhs.strip() else "1")
+    names: set[str] = set()
+    for term in desc.rhs_termlist:
+        for factor in term.factors:
+            names |= variables(factor.name(), columns)
+    return [c for c in train.columns if c in names and c != res.response_name]
+
+
+def _generated(res: StreamRegResults) -> set[str]:
+    derived = res._derived
+    return set(derived.columns) if derived else set()
+
+
+def _pca_maps(res: StreamRegResults, used: set[str]) -> list:
+    """The pca() maps at least one of whose components the model uses."""
+    derived = res._derived
+    return [m for m in (derived.pca if derived else []) if used & set(m.names)]
+
+
+def required_columns(res: StreamRegResults) -> list[str]:
+    """The columns new data must have: the model's variables, the sources of its components.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, streamreg as sr
+    >>> rng = np.random.default_rng(1)
+    >>> df = pd.DataFrame(rng.normal(size=(100, 3)), columns=["x1", "x2", "x3"])
+    >>> df["y"] = df["x1"] + df["x2"] + rng.normal(size=100)
+    >>> fit = sr.streamreg("y ~ pca(x*, k=2)", df, w0=0.05, alpha_delta=0.05)
+    >>> required_columns(fit)
+    ['x1', 'x2', 'x3']
+    """
+    used = model_variables(res)
+    generated = _generated(res)
+    need = {c for c in used if c not in generated}
+    for m in _pca_maps(res, set(used)):
+        need |= set(m.columns)
+    return [c for c in res._train.columns if c in need]
+
+
+def check_newdata(res: StreamRegResults, newdata) -> None:
+    """Refuse new data that is not a DataFrame or lacks a column the model needs."""
+    if not isinstance(newdata, pd.DataFrame):
+        raise TypeError("newdata must be a pandas DataFrame with the model's columns")
+    missing = [c for c in required_columns(res) if c not in newdata.columns]
+    if missing:
+        raise ValueError(f"newdata lacks the column(s) {missing} used by the selected model")
+
+
+def model_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The response (when present) and the model's variables, generated columns included.
+
+    Parameters
+    ----------
+    res : StreamRegResults
+    newdata : DataFrame, optional
+        Rows to build the frame on; the refit's rows when None.  Rows are kept as they are,
+        missing values included (statsmodels' formula API drops such rows itself).
+
+    Returns
+    -------
+    DataFrame
+        On the rows of ``newdata`` (or the refit's rows), with the response first.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, streamreg as sr
+    >>> rng = np.random.default_rng(0)
+    >>> df = pd.DataFrame(rng.normal(size=(100, 3)), columns=["x1", "x2", "x3"])
+    >>> df["y"] = df["x1"] + df["x2"] + rng.normal(size=100)
+    >>> fit = sr.streamreg("y ~ pca(x*, k=2)", df, w0=0.05, alpha_delta=0.05)
+    >>> fit.selected_formula
+    'y ~ 1 + pca_1 + pca_2'
+    >>> list(model_frame(fit).columns)
+    ['y', 'pca_1', 'pca_2']
+    """
+    used = model_variables(res)
+    response = res.response_name
+    if newdata is None:
+        source = res._train
+        columns = ([response] if response in source.columns else []) + used
+        return source.loc[:, columns].copy()
+    check_newdata(res, newdata)
+    generated = _generated(res)
+    plain = [c for c in used if c not in generated]
+    head = [response] if response in newdata.columns and response not in plain else []
+    out = newdata.loc[:, head + plain].copy()
+    wanted = set(used)
+    for m in _pca_maps(res, wanted):
+        scores = m.scores(newdata)
+        for j, name in enumerate(m.names):
+            if name in wanted:
+                out[name] = scores[:, j]
+    return out.loc[:, head + used]
+
+
+def complete_rows(res: StreamRegResults, newdata: pd.DataFrame) -> np.ndarray:
+    """True for the rows of ``newdata`` without a missing value in the columns the model needs."""
+    need = required_columns(res)
+    if not need:
+        return np.ones(len(newdata), dtype=bool)
+    return ~newdata.loc[:, need].isna().any(axis=1).to_numpy()
+
+
+def design_rows(res: StreamRegResults, newdata: pd.DataFrame | None) -> pd.DataFrame:
+    """The refit's design on ``newdata`` (the refit's rows when None); incomplete rows are NaN."""
+    if newdata is None:
+        exog = np.asarray(res.fit.model.exog, dtype=float)
+        return pd.DataFrame(exog, index=res._train.index, columns=list(res.params.index))
+    check_newdata(res, newdata)
+    ok = complete_rows(res, newdata)
+    if ok.all():
+        return res._design(newdata)
+    full = np.full((len(newdata), len(res.params)), np.nan)
+    if ok.any():
+        full[ok] = res._design(newdata.iloc[np.flatnonzero(ok)]).to_numpy(dtype=float)
+    return pd.DataFrame(full, index=newdata.index, columns=list(res.params.index))
+
+
+def predict_values(res: StreamRegResults, newdata: pd.DataFrame | None, *, linear: bool) -> pd.Series:
+    """The predicted mean (or linear predictor) on ``newdata``; NaN on incomplete rows."""
+    x = design_rows(res, newdata)
+    with np.errstate(over="ignore", invalid="ignore"):  # exp overflow saturates; NaN rows stay NaN
+        if is_ols(res.family):  # OLS: identity link, the mean is the linear predictor
+            pred = np.asarray(res.fit.predict(x.to_numpy()))
+        else:
+            pred = np.asarray(res.fit.predict(x.to_numpy(), which="linear" if linear else "mean"))
+    return pd.Series(pred, index=x.index, name="prediction")
+
+
+def get_prediction(res: StreamRegResults, newdata: pd.DataFrame | None, *, linear: bool):
+    """statsmodels' prediction results of the refit on ``newdata`` (rows labelled by its index).
+
+    Least squares: statsmodels' ``PredictionResults`` (mean and observation intervals).
+    GLMs: ``get_prediction(which="mean")`` -- intervals computed on the link scale and
+    transformed -- or ``which="linear"``.
+    """
+    x = design_rows(res, newdata)
+    labels = list(x.index)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if is_ols(res.family):
+            return res.fit.get_prediction(x.to_numpy(), row_labels=labels)
+        return res.fit.get_prediction(x.to_numpy(), which="linear" if linear else "mean", row_labels=labels)

@@ -1,0 +1,79 @@
+"""What every search driver returns: :class:`SearchResult` and its tables."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..policies.base import Policy
+from ..streams.base import AcceptedTerm, Stream
+
+#: the columns of the ``selected`` table, for every driver (the penalised ones add ``abs_weight``)
+SELECTED_COLUMNS = ("order", "term", "stream", "test", "stream_test", "statistic", "df", "pvalue", "level", "wealth")
+
+
+class SearchResult:
+    """What the search found; the results layer turns it into a fitted model.
+
+    ``history`` may be given as a DataFrame or as a zero-argument callable that builds it:
+    for long streams the history (and its deferred p-values) is built only when asked for.
+    ``history_mode`` is ``"full"`` (one row per candidate) or ``"none"`` (only the rows of
+    accepted and refused candidates were kept).
+
+    What the results report about the rule comes from here, not from the rule's
+    parameters: ``initial_wealth`` is each stream's wealth when its search started (NaN
+    for rules without wealth), ``policies`` the started per-stream policies of a
+    streamwise search (empty for the methods with their own loop), whose
+    :meth:`~streamreg.policies.Policy.annotate` explains the history, and
+    ``test_description`` the test in words when the method has its own (else "").
+    """
+
+    #: the test in words, set by methods whose test is not the model state's
+    test_description: str = ""
+
+    def __init__(self, history: pd.DataFrame | Callable[[], pd.DataFrame], accepted: list[AcceptedTerm],
+                 selected: pd.DataFrame, policies: Mapping[str, Policy], stream_names: list[str], n_tests: int,
+                 stopped_by: str, elapsed: float, per_stream: pd.DataFrame | None = None,
+                 history_mode: str = "full", initial_wealth: Mapping[str, float] | None = None):
+        self._history = history
+        self.history_mode = history_mode
+        self.accepted = accepted
+        self.selected = selected
+        self.policies = dict(policies)
+        self.stream_names = stream_names
+        self.n_tests = n_tests
+        self.stopped_by = stopped_by
+        self.elapsed = elapsed
+        self.per_stream = per_stream
+        self.initial_wealth = dict(initial_wealth) if initial_wealth is not None else \
+            {s: float("nan") for s in stream_names}
+
+    @property
+    def history(self) -> pd.DataFrame:
+        if callable(self._history):
+            self._history = self._history()
+        return self._history
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_history"] = self.history
+        return state
+
+
+def per_stream_table(streams: Sequence[Stream], tested: Sequence[int], accepted: Sequence[AcceptedTerm],
+                     final_wealth: Sequence[float] | None = None) -> pd.DataFrame:
+    """Candidates tested, terms selected and final wealth (NaN: no wealth) per stream, by name."""
+    names = [s.name for s in streams]
+    return pd.DataFrame({
+        "stream": names,
+        "tested": list(tested),
+        "selected": [sum(t.stream == n for t in accepted) for n in names],
+        "final_wealth": list(final_wealth) if final_wealth is not None else [np.nan] * len(names),
+    }).set_index("stream")
+
+
+def check_streams(streams: Sequence[Stream]) -> None:
+    """Every driver needs at least one stream."""
+    if not streams:
+        raise ValueError("no candidate streams were given")
