@@ -2,19 +2,27 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
+from numpy.typing import ArrayLike
 
 from .formula.checks import check_fixed_columns
-from .formula.design import build_design, check_fixed, design_matrix, term_name
+from .formula.design import Design, build_design, check_fixed, design_matrix, term_name
 from .formula.namespace import called_functions
 from .formula.terms import selected_rhs
-from .models import make_state
-from .options import check_options, check_response, require_stopping_rule
+from .models import ComparableState, GaussianState, GLMState, is_ols, make_state
+from .models.base import ObservationWeights
+from .options import (
+    check_options,
+    check_response,
+    check_weight_column,
+    observation_weights,
+    require_stopping_rule,
+)
 from .policies import Policy
 from .results import (
     SelectedModel,
@@ -25,9 +33,9 @@ from .results import (
 )
 from .results.refit import RefitWarning
 from .streams.arrays import MatrixStream
-from .streams.base import Stream
+from .streams.base import AcceptedTerm, Stream
 from .streams.inputs import as_streams, known_length
-from .streams.ordering import candidate_order, order_uses_y
+from .streams.ordering import Order, candidate_order, order_uses_y
 
 __all__ = ["RefitWarning", "select", "split_rows", "streamreg"]
 
@@ -51,7 +59,11 @@ def streamreg(
     validate: float | Any | None = None,
     seed: int | None = None,
     history: str = "full",
-    **method_options,
+    offset: str | Any | None = None,
+    exposure: str | Any | None = None,
+    freq_weights: str | Any | None = None,
+    var_weights: str | Any | None = None,
+    **method_options: Any,
 ) -> StreamRegResults:
     """Select terms from candidate streams and fit the chosen model.
 
@@ -103,6 +115,20 @@ def streamreg(
         long streams; the decisions are the same.  ``fit.history`` then holds only those
         rows, the summary says so and ``plot_pvalues()`` is unavailable.  Streamwise
         policies only: stepwise, grafting and BP-SFS refuse ``"none"``.
+    offset, exposure, freq_weights, var_weights : str or array, optional
+        statsmodels' ``GLM`` options with their meanings, each a column name of ``data`` or
+        an array with one value per row of ``data``: ``offset`` is added to the linear
+        predictor, ``exposure`` enters as ``log(exposure)`` (log link only; not with
+        ``offset``), ``freq_weights`` count identical observations (residual df
+        ``sum(freq_weights) - k``; zero drops a row, non-integer counts are accepted as
+        statsmodels accepts them) and ``var_weights`` are positive prior weights dividing the
+        variance (R's ``glm(weights=)``, statsmodels' ``WLS(weights=)``).  They enter every candidate
+        test (t, score and likelihood ratio) and the refit: ``WLS`` for least squares with
+        ``var_weights`` only, ``GLM(..., use_t=True)`` for least squares with an offset or
+        frequency weights, ``GLM`` otherwise.  A column so named is never a candidate, and
+        rows missing it are dropped like the others; arrays must be complete.  Predictions on
+        new data read the offset (exposure) from the same column, or take statsmodels'
+        default (0; exposure 1) when it was an array.  Not with grafting or BP-SFS.
     functions : mapping, optional
         Callables usable by name in the formula: in any term, fixed or candidate
         (``y ~ cube(age) + stream(x*, cube(dose))``), in ``transform(x*, fn=name)`` and in
@@ -133,36 +159,64 @@ def streamreg(
     opts = check_options(family=family, method=method, test=test, block_size=block_size, max_tests=max_tests,
                          max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
                          missing=missing, multistream=multistream, passes=passes, functions=functions,
-                         validate=validate, history=history, method_options=method_options, entry="streamreg")
+                         validate=validate, history=history, method_options=method_options, offset=offset,
+                         exposure=exposure, freq_weights=freq_weights, var_weights=var_weights, entry="streamreg")
     fam, searcher = opts.family, opts.method
     if not isinstance(data, pd.DataFrame):  # before the split, which indexes the frame
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    roles = {name: spec for name, spec in (opts.weights or {}).items() if isinstance(spec, str)}
+    for name, column in roles.items():
+        check_weight_column(name, column, data)
+    n_rows = len(data)
+    positions = np.arange(n_rows)  # the data rows used, by position (weights given as arrays follow them)
     held = None
     if opts.validate is not None:
-        data, held = split_rows(data, opts.validate, opts.seed)
+        mask = _split_mask(data, opts.validate, opts.seed)
+        data, held = data.loc[~mask], data.loc[mask]
+        positions, held_positions = np.flatnonzero(~mask), np.flatnonzero(mask)
     design = build_design(formula, data, binomial=isinstance(fam, sm.families.Binomial), missing=opts.missing,
-                          functions=opts.functions, family=fam)
+                          functions=opts.functions, family=fam, roles=list(dict.fromkeys(roles.values())))
     if design.n_dropped:
         warnings.warn(f"dropped {design.n_dropped} rows with missing values in the columns used",
                       stacklevel=2)
+    if design.rows is not None:
+        positions = positions[design.rows]
+    weights = observation_weights(opts.weights, n_rows, design.frame, positions)
     fixed = design.fixed.to_numpy(dtype=float)
-    state = make_state(design.y, fixed, fam, opts.test)
+    state = _make_state(design.y, fixed, fam, opts.test, weights)
     search = searcher.run(state, design.streams, fixed=fixed, family=fam, options=opts.search)
     rhs = selected_rhs(design.parsed.fixed, search.accepted)  # the formula layer writes the selected terms
     train, y, validation = design.frame, design.y, None
     if held is not None:
-        train, y, validation = _held_out(held, design, len(design.frame))
+        train, y, validation, kept = _held_out(held, design, len(design.frame))
+        weights = observation_weights(opts.weights, n_rows, train, held_positions[kept])
     model = SelectedModel(rhs=rhs, response_label=design.response_label, response_name=design.response_name,
                           train=train, y=y, family=fam, derived=design.derived,
-                          functions=called_functions(rhs, design.functions))
+                          functions=called_functions(rhs, design.functions), weights=weights)
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 formula=formula, success_level=design.success_level, n_dropped=design.n_dropped,
                                 y_ordered=tuple(design.y_ordered or ()), validation=validation)
     return fit_selected(model, selection)
 
 
-def split_rows(data: pd.DataFrame, validate, seed) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _make_state(y: np.ndarray, fixed: np.ndarray, family: Any, test: str | None,
+                weights: ObservationWeights) -> ComparableState:
+    """:func:`~streamreg.models.make_state`, with the offset and weights when there are any."""
+    if weights.empty:
+        return make_state(y, fixed, family, test)
+    if is_ols(family):
+        return GaussianState(y, fixed, test=test or "t", weights=weights)
+    return GLMState(y, fixed, family, test=test or "score", weights=weights)
+
+
+def split_rows(data: pd.DataFrame, validate: ArrayLike, seed: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(selection rows, held-out rows) from a fraction, a boolean mask or row labels."""
+    mask = _split_mask(data, validate, seed)
+    return data.loc[~mask], data.loc[mask]
+
+
+def _split_mask(data: pd.DataFrame, validate: ArrayLike, seed: int | None) -> np.ndarray:
+    """True for the held-out rows (see :func:`split_rows`)."""
     if isinstance(validate, float):
         if not 0 < validate < 1:
             raise ValueError(f"validate as a fraction must lie in (0, 1), got {validate!r}")
@@ -183,28 +237,31 @@ def split_rows(data: pd.DataFrame, validate, seed) -> tuple[pd.DataFrame, pd.Dat
             mask = data.index.isin(arr)
     if mask.sum() < 2 or (~mask).sum() < 2:
         raise ValueError("validate must leave at least two rows on each side of the split")
-    return data.loc[~mask], data.loc[mask]
+    return mask
 
 
-def _held_out(held: pd.DataFrame, design, n_selection: int):
-    """Refit frame and response on the held-out rows, coded as on the selection rows."""
+def _held_out(held: pd.DataFrame, design: Design, n_selection: int
+              ) -> tuple[pd.DataFrame, np.ndarray, dict[str, int], np.ndarray]:
+    """Refit frame, response, sizes and the positions (in ``held``) of the rows kept."""
     cols = [c for c in design.frame.columns if c in held.columns]
     frame = held[cols]
-    n_na = int(frame.isna().any(axis=1).sum())
-    frame = frame.dropna()
+    incomplete = frame.isna().any(axis=1).to_numpy()
+    n_na = int(incomplete.sum())
+    frame = frame.loc[~incomplete]
     if len(frame) < 2:
         raise ValueError("fewer than two held-out rows are complete in the columns used")
     y = design_matrix("0 + " + design.response_label, frame, frame).iloc[:, 0].to_numpy(dtype=float)
     if design.derived:
         frame = design.derived.augment(frame)
-    return frame, y, {"n_selection": n_selection, "n_validation": len(frame), "n_dropped": n_na}
+    return frame, y, {"n_selection": n_selection, "n_validation": len(frame), "n_dropped": n_na}, \
+        np.flatnonzero(~incomplete)
 
 
 def select(
-    y,
-    streams,
+    y: Any,
+    streams: Any,
     *,
-    fixed=None,
+    fixed: Any = None,
     intercept: bool = True,
     family: Any = "gaussian",
     method: str | Policy = "alpha-investing",
@@ -217,7 +274,11 @@ def select(
     order: Any = None,
     seed: int | None = None,
     history: str = "full",
-    **method_options,
+    offset: Any | None = None,
+    exposure: Any | None = None,
+    freq_weights: Any | None = None,
+    var_weights: Any | None = None,
+    **method_options: Any,
 ) -> StreamRegResults:
     """Streamwise selection without a formula: arrays, DataFrames or generators.
 
@@ -247,6 +308,9 @@ def select(
         ``"none"`` keeps only the accepted and refused candidates' history rows (memory
         flat on infinite streams; same decisions); see :func:`streamreg`.  Streamwise
         policies only.
+    offset, exposure, freq_weights, var_weights : array, optional
+        One value per observation, with statsmodels' meanings (see :func:`streamreg`); used
+        in every candidate test and in the refit.
 
     Examples
     --------
@@ -262,10 +326,12 @@ def select(
     opts = check_options(family=family, method=method, test=test, block_size=block_size, max_tests=max_tests,
                          max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
                          intercept=intercept, order=order, history=history, method_options=method_options,
+                         offset=offset, exposure=exposure, freq_weights=freq_weights, var_weights=var_weights,
                          entry="select")
     fam, searcher = opts.family, opts.method
     yname, yv = _response_vector(y, fam)
     n = len(yv)
+    weights = observation_weights(opts.weights, n)
     frame = _fixed_frame(fixed, yname, yv)
     fixed_rhs = " + ".join((["1"] if opts.intercept else ["0"]) + [term_name(c) for c in frame.columns[1:]])
     fixed_x = design_matrix(fixed_rhs, frame, frame)
@@ -281,17 +347,17 @@ def select(
     y_ordered = _apply_order(stream_objs, opts.order, yv, opts.seed)
     require_stopping_rule(opts, [s.name for s in stream_objs if not known_length(s)])
     fixed_values = fixed_x.to_numpy(dtype=float)
-    state = make_state(yv, fixed_values, fam, opts.test)
+    state = _make_state(yv, fixed_values, fam, opts.test, weights)
     search = searcher.run(state, stream_objs, fixed=fixed_values, family=fam, options=opts.search)
     frame, names = _add_selected(search.accepted, frame, reserved)
     model = SelectedModel(rhs=" + ".join([fixed_rhs] + names), response_label=term_name(yname),
-                          response_name=yname, train=frame, y=yv, family=fam)
+                          response_name=yname, train=frame, y=yv, family=fam, weights=weights)
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 y_ordered=tuple(y_ordered))
     return fit_selected(model, selection)
 
 
-def _response_vector(y, family) -> tuple[str, np.ndarray]:
+def _response_vector(y: Any, family: Any) -> tuple[str, np.ndarray]:
     """The response's name and its values as floats, refused when unusable.
 
     Raises ValueError for a response that is not one-dimensional, numeric and finite, or
@@ -325,7 +391,7 @@ def _response_vector(y, family) -> tuple[str, np.ndarray]:
     return yname, yv
 
 
-def _fixed_frame(fixed, yname: str, yv: np.ndarray) -> pd.DataFrame:
+def _fixed_frame(fixed: Any, yname: str, yv: np.ndarray) -> pd.DataFrame:
     """The response and the ``fixed=`` columns as one frame (response first), checked.
 
     Arrays become columns ``fixed0, fixed1, ...``; a DataFrame keeps its column names
@@ -354,7 +420,7 @@ def _fixed_frame(fixed, yname: str, yv: np.ndarray) -> pd.DataFrame:
     return pd.concat([frame, fx], axis=1)
 
 
-def _fixed_array_frame(fixed, n: int) -> pd.DataFrame:
+def _fixed_array_frame(fixed: Any, n: int) -> pd.DataFrame:
     """``fixed=`` given as an array: a numeric n-vector or n x k matrix."""
     if isinstance(fixed, (str, bytes, Mapping)) or not np.iterable(fixed):
         raise TypeError(f"fixed must be an array or a DataFrame, got {type(fixed).__name__}")
@@ -378,7 +444,7 @@ def _fixed_array_frame(fixed, n: int) -> pd.DataFrame:
     return pd.DataFrame(arr.astype(float), columns=[f"fixed{j}" for j in range(arr.shape[1])])
 
 
-def _add_selected(accepted, frame: pd.DataFrame, reserved: Mapping[str, str]) -> tuple[pd.DataFrame, list[str]]:
+def _add_selected(accepted: Sequence[AcceptedTerm], frame: pd.DataFrame, reserved: Mapping[str, str]) -> tuple[pd.DataFrame, list[str]]:
     """The frame with the selected terms' columns appended, and their formula names."""
     names: list[str] = []
     new_columns: dict[str, np.ndarray] = {}
@@ -400,7 +466,7 @@ def _add_selected(accepted, frame: pd.DataFrame, reserved: Mapping[str, str]) ->
     return frame, names
 
 
-def _apply_order(streams: list[Stream], order, y: np.ndarray, seed) -> list[str]:
+def _apply_order(streams: list[Stream], order: Order, y: np.ndarray, seed: int | None) -> list[str]:
     """Permute the columns of matrix streams; returns the streams ordered by y."""
     if order is None or (isinstance(order, str) and order.lower() == "given"):
         return []

@@ -11,14 +11,19 @@ import os
 import signal
 import sys
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import pandas as pd
 
 from . import __version__
 from .api import streamreg
 from .datasets import DatasetError, list_datasets, load
+
+if TYPE_CHECKING:
+    from .results import StreamRegResults
+    from .results.summary import StreamRegSummary
 
 #: errors that user input can make the selection raise (FormulaError is a ValueError)
 _USER_ERRORS = (ValueError, TypeError, KeyError)
@@ -74,12 +79,12 @@ def _parser() -> argparse.ArgumentParser:
 
 # -- input -------------------------------------------------------------------------------
 
-def _open_data(path: Path):
+def _open_data(path: Path) -> TextIO:
     """The CSV as text (a separate function so tests can simulate unreadable files)."""
     return path.open(newline="", encoding="utf-8")
 
 
-def _check_fields(fh, what: str) -> None:
+def _check_fields(fh: TextIO, what: str) -> None:
     """Every row has the header's number of fields (pandas pads short rows with NaN silently)."""
     if "\0" in fh.read(8192):  # UTF-8 text has no NUL, and the csv module accepts it
         raise CLIError(f"{what} is not a text CSV file (it contains NUL bytes: binary?)")
@@ -159,8 +164,8 @@ def _check_writable(option: str, value: str) -> None:
         path.unlink(missing_ok=True)
 
 
-def _write_outputs(args: argparse.Namespace, fit, smry) -> None:
-    writers = {
+def _write_outputs(args: argparse.Namespace, fit: StreamRegResults, smry: StreamRegSummary) -> None:
+    writers: dict[str, Callable[[str], object]] = {
         "latex": lambda path: Path(path).write_text(smry.as_latex(), encoding="utf-8"),
         "html": lambda path: Path(path).write_text(smry.as_html(), encoding="utf-8"),
         "history": lambda path: fit.history.to_csv(path, index=False),
@@ -189,8 +194,8 @@ def _error_text(exc: BaseException) -> str:
     return _one_line(str(exc)) or type(exc).__name__
 
 
-def _select(args: argparse.Namespace, data: pd.DataFrame, family: str | None):
-    options = {}
+def _select(args: argparse.Namespace, data: pd.DataFrame, family: str | None) -> StreamRegResults:
+    options: dict[str, Any] = {}
     if args.w0 is not None:
         options["w0"] = args.w0
     if args.alpha_delta is not None:

@@ -10,9 +10,11 @@ whose tests had these p-values.
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .outcomes import TestOutcomes
@@ -26,8 +28,8 @@ PVALUE_METHODS = ("lord++", "lond", "saffron", "addis", "alpha-spending", "alpha
 _FIRST_BLOCK, _MAX_BLOCK = 16, 4096
 
 
-def online_fdr(pvalues, method: str | Policy = "lord++", *, alpha: float | None = None,
-               **options) -> pd.DataFrame:
+def online_fdr(pvalues: ArrayLike | pd.Series | pd.DataFrame, method: str | Policy = "lord++", *, alpha: float | None = None,
+               **options: Any) -> pd.DataFrame:
     """Test a sequence of p-values online: the level of each and whether it is rejected.
 
     Parameters
@@ -85,8 +87,9 @@ def online_fdr(pvalues, method: str | Policy = "lord++", *, alpha: float | None 
     return frame
 
 
-def _pvalues(pvalues) -> tuple[pd.DataFrame, np.ndarray]:
+def _pvalues(pvalues: ArrayLike | pd.Series | pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
     """The output frame (input columns and index) and the p-values as floats."""
+    values: ArrayLike | pd.Series
     if isinstance(pvalues, pd.DataFrame):
         if "pval" not in pvalues.columns:
             raise ValueError("a DataFrame of p-values needs a column 'pval' (as in onlineFDR); "
@@ -118,7 +121,7 @@ def _pvalues(pvalues) -> tuple[pd.DataFrame, np.ndarray]:
     return frame, p
 
 
-def _policy(method, alpha: float | None, options: dict) -> Policy:
+def _policy(method: str | Policy, alpha: float | None, options: dict[str, Any]) -> Policy:
     """A fresh policy for ``method`` with ``alpha`` and the options, or a clear error."""
     if isinstance(method, Policy):
         if alpha is not None or options:
@@ -156,7 +159,7 @@ def _outcomes(p: np.ndarray) -> TestOutcomes:
     statistic = stats.chi2.isf(p, 1)
     n = p.size
     return TestOutcomes(statistic, np.ones(n, dtype=np.int64), np.full(n, np.inf), statistic,
-                        lambda s, d, r: stats.chi2.logsf(s, d), None, log_p)
+                        lambda s, d, r: np.asarray(stats.chi2.logsf(s, d)), None, log_p)
 
 
 def _run(policy: Policy, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -111,7 +111,7 @@ class TestOutcomes:
                    np.concatenate([p.df_resid for p in parts]), np.concatenate([p.llr for p in parts]),
                    first.log_sf, first.critical, log_p)
 
-    def take(self, index) -> "TestOutcomes":
+    def take(self, index: slice | int | np.ndarray | list[int]) -> "TestOutcomes":
         """The outcomes of a subset of the candidates (numpy indexing)."""
         return TestOutcomes(
             self.statistic[index],

@@ -47,7 +47,8 @@ def test_pvalue_plot_marks_every_status(fit):
     np.testing.assert_allclose(sel[:, 1], h.loc[h["accepted"], "pvalue"].to_numpy(), rtol=1e-12)
     assert ax.get_ylim()[1] >= 1 and ax.get_yscale() == "log"
     labels = {t.get_text() for t in ax.get_legend().get_texts()}
-    assert {"selected", "rejected", "level"} <= labels
+    assert {"selected", "rejected", "level (a)", "level (b)"} <= labels  # one level line per stream
+    assert fit.plot_pvalues() is plt.gca()
 
 
 def test_pvalue_plot_marks_refusals():

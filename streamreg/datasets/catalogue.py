@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from importlib import resources
+from typing import Any
 
 import pandas as pd
 
@@ -74,14 +75,14 @@ _UCI_LICENCE = "CC BY 4.0 (UCI Machine Learning Repository)"
 _MFEAT_URL = "https://raw.githubusercontent.com/Ewonye/Data-Minning/2ed6b16039d8cb6cf0a31f4330822659bdaa339d/{file}"
 
 
-def _nips(name: str, files: list[tuple[str, str, int]], **kw) -> SetInfo:
+def _nips(name: str, files: list[tuple[str, str, int]], **kw: Any) -> SetInfo:
     specs = tuple(FileSpec(f, sha, size, _NIPS_URL.format(set=name, file=f), optional=f.startswith("gisette_train.data"))
                   for f, sha, size in files)
     return SetInfo(name=name, response="y", family="binomial", reader="nips", source=_NIPS_SOURCE.format(set=name),
                    licence=_NIPS_LICENCE, citation=_NIPS_CITATION, files=specs, **kw)
 
 
-def _gene(name: str, stem: str, csv: tuple[str, int], rdata: tuple[str, int], **kw) -> SetInfo:
+def _gene(name: str, stem: str, csv: tuple[str, int], rdata: tuple[str, int], **kw: Any) -> SetInfo:
     return SetInfo(name=name, family="binomial", reader="gene", source=_DM_SOURCE.format(file=f"{stem}.RData"),
                    licence=_DM_LICENCE,
                    files=(FileSpec(f"{stem}.csv.gz", csv[0], csv[1]),),

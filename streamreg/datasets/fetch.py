@@ -30,15 +30,55 @@ log = logging.getLogger("streamreg.datasets")
 
 
 class DatasetError(OSError):
-    """A data set cannot be made available (base class of the errors below)."""
+    """A data set cannot be made available (base class of the errors below).
+
+    Examples
+    --------
+    >>> from streamreg.datasets import ChecksumError, DatasetError, DownloadError
+    >>> [issubclass(error, DatasetError) for error in (ChecksumError, DownloadError)]
+    [True, True]
+    >>> issubclass(DatasetError, OSError)  # ``except OSError`` catches them too
+    True
+    """
 
 
 class ChecksumError(DatasetError):
-    """A downloaded or cached file does not have the published sha256."""
+    """A downloaded or cached file does not have the published sha256.
+
+    Examples
+    --------
+    >>> import hashlib
+    >>> from streamreg.datasets import ChecksumError
+    >>> from streamreg.datasets.catalogue import FileSpec
+    >>> from streamreg.datasets.fetch import checked
+    >>> spec = FileSpec("a.csv", hashlib.sha256(b"x,y").hexdigest(), 3)
+    >>> checked(b"x,y", spec, "a.csv", remedy="download it again")
+    b'x,y'
+    >>> try:
+    ...     checked(b"x,z", spec, "a.csv", remedy="download it again")
+    ... except ChecksumError as exc:
+    ...     print(str(exc)[:35])
+    checksum mismatch: a.csv has sha256
+    """
 
 
 class DownloadError(DatasetError):
-    """A file could not be downloaded and is not in the cache."""
+    """A file could not be downloaded and is not in the cache.
+
+    Examples
+    --------
+    A mirror (``STREAMREG_DATA_URL``) and a cache that both lack the set:
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> from streamreg.datasets import DownloadError, load
+    >>> with tempfile.TemporaryDirectory() as empty, mock.patch.dict(os.environ, {"STREAMREG_DATA_URL": empty}):
+    ...     try:
+    ...         load("madelon", data_home=empty)
+    ...     except DownloadError as exc:
+    ...         print(str(exc)[:64])
+    cannot download madelon_train.data.gz of data set 'madelon' from
+    """
 
 
 def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
@@ -147,10 +187,10 @@ def ensure(info: SetInfo, home: Path, *, retry_optional: bool = False) -> tuple[
     folder = home / info.name
     variant = _variant_in(folder, info)
     first = variant is None
-    if not first and not retry_optional:
+    if variant is not None and not retry_optional:
         return folder, variant
     base = mirror_url()
-    if first:
+    if variant is None:
         variant = info.files if base else info.upstream_files
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -210,6 +250,16 @@ def download(name: str, *, data_home: str | os.PathLike | None = None) -> Path:
         For an unknown or a bundled set.
     DownloadError, ChecksumError
         When a file cannot be downloaded, or does not have its published checksum.
+
+    Examples
+    --------
+    >>> from streamreg.datasets import download
+    >>> download("gisette")  # doctest: +SKIP
+    PosixPath('/home/user/.cache/streamreg/gisette')
+    >>> download("wdbc")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'wdbc' is bundled with the package: nothing to download
     """
     entry = info(name)
     if entry.bundled:

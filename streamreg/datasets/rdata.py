@@ -55,32 +55,32 @@ class _Reader:
         self.pos += n
         return out
 
-    def int(self) -> int:
+    def int32(self) -> int:
         return struct.unpack(">i", self._take(4))[0]
 
     def length(self) -> int:
-        n = self.int()
+        n = self.int32()
         if n == -1:  # long vector: two more words
-            hi, lo = self.int(), self.int()
+            hi, lo = self.int32(), self.int32()
             n = (hi << 32) + lo
         return n
 
     def item(self) -> Any:
-        flags = self.int()
+        flags = self.int32()
         kind, has_attr, has_tag = flags & 0xFF, bool(flags & (1 << 9)), bool(flags & (1 << 10))
         if kind == _NILVALUE:
             return None
         if kind in (_GLOBALENV, _EMPTYENV, _BASEENV, _MISSINGARG, _UNBOUND):
             return RObject(kind, None)
         if kind == _REF:
-            index = flags >> 8 or self.int()
+            index = flags >> 8 or self.int32()
             return self.refs[index - 1]
         if kind == _SYM:
             sym = self.item()  # a CHARSXP
             self.refs.append(sym)
             return sym
         if kind == _CHAR:
-            n = self.int()
+            n = self.int32()
             if n == -1:
                 return None  # NA_character_
             raw = self._take(n)
@@ -89,7 +89,7 @@ class _Reader:
             return self._pairlist(flags, has_attr, has_tag)
         if kind in (_LGL, _INT):
             n = self.length()
-            value = np.frombuffer(self._take(4 * n), dtype=">i4").astype(np.int32)
+            value: Any = np.frombuffer(self._take(4 * n), dtype=">i4").astype(np.int32)
         elif kind == _REAL:
             n = self.length()
             value = np.frombuffer(self._take(8 * n), dtype=">f8").astype(np.float64)
@@ -119,7 +119,7 @@ class _Reader:
                 self.item()  # attributes of a pairlist cell: not used by data files
             tag = self.item() if has_tag else None
             out[tag if tag is not None else f"[[{len(out) + 1}]]"] = self.item()
-            flags = self.int()
+            flags = self.int32()
             kind = flags & 0xFF
             if kind == _NILVALUE:
                 return out
@@ -174,11 +174,11 @@ def read_rdata(raw: bytes) -> dict[str, Any]:
         raise ValueError(f"unsupported .RData encoding {data[5:7]!r}: only the binary XDR format is read")
     reader = _Reader(data)
     reader.pos = 7
-    version = reader.int()
-    reader.int()  # the writer's R version
-    reader.int()  # the minimal reader version
+    version = reader.int32()
+    reader.int32()  # the writer's R version
+    reader.int32()  # the minimal reader version
     if version == 3:
-        reader._take(reader.int())  # native encoding name
+        reader._take(reader.int32())  # native encoding name
     elif version != 2:
         raise ValueError(f"unsupported R serialisation version {version}")
     top = reader.item()
@@ -198,7 +198,7 @@ def as_pandas(obj: Any) -> Any:
     if "factor" in klass:
         levels = list(obj.attr("levels").value)
         codes = np.where(obj.value == NA_INTEGER, -1, obj.value - 1)
-        return pd.Categorical.from_codes(codes, categories=levels, ordered="ordered" in klass)
+        return pd.Categorical.from_codes(codes, categories=pd.Index(levels), ordered="ordered" in klass)
     if "data.frame" in klass:
         names = [str(n) for n in obj.attr("names").value]
         kinds = {(v.type, bool(v.klass)) for v in obj.value}

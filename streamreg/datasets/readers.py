@@ -63,7 +63,7 @@ def read_bundled(info: SetInfo) -> Parsed:
     if info.name == "internet_ads":
         with resources.as_file(pkg / "internet_ads_features.csv.gz") as path:
             features = pd.read_csv(path, index_col="column")
-        groups = {g: list(cols.index) for g, cols in features.groupby("group", sort=False)}
+        groups: dict[str, list[str]] = {str(g): list(cols.index) for g, cols in features.groupby("group", sort=False)}
     else:
         groups = _suffix_groups(list(data.columns), info)
     return Parsed(data, meta=meta, groups=groups, features=features)
@@ -102,7 +102,10 @@ def _sparse(content: bytes, p: int, *, binary: bool) -> sp.csr_matrix:
 
 
 def read_nips(info: SetInfo, files: dict[str, bytes]) -> Parsed:
-    blocks, labels, splits, note = [], [], [], ""
+    blocks: list[Any] = []  # dense arrays, or CSR matrices (dexter, dorothea): one kind per set
+    labels: list[np.ndarray] = []
+    splits: list[str] = []
+    note = ""
     for split in ("train", "valid"):
         data_file = f"{info.name}_{split}.data.gz"
         if data_file not in files:  # gisette's training data: optional
@@ -125,7 +128,7 @@ def read_nips(info: SetInfo, files: dict[str, bytes]) -> Parsed:
     matrix = None
     if isinstance(blocks[0], sp.spmatrix):
         matrix = sp.vstack(blocks).tocsr()
-        data = pd.DataFrame.sparse.from_spmatrix(matrix, columns=names)
+        data = pd.DataFrame.sparse.from_spmatrix(matrix, columns=names)  # type: ignore[attr-defined]  # stubs: accessor
     else:
         data = pd.DataFrame(np.vstack(blocks), columns=names)
     data.insert(0, info.response, y)

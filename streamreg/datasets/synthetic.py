@@ -7,6 +7,7 @@ lazy stream produces exactly the columns of the eager frame without storing them
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +19,7 @@ from ..streams.base import NameRange, Stream, TermBlock
 _BLOCK = 4096
 
 
-def _true_positions(m: int, k: int, positions: str, seed) -> np.ndarray:
+def _true_positions(m: int, k: int, positions: str, seed: int | None) -> np.ndarray:
     if not 0 <= k <= m:
         raise ValueError(f"k must be between 0 and m = {m}, got {k}")
     if positions == "first":
@@ -30,19 +31,32 @@ def _true_positions(m: int, k: int, positions: str, seed) -> np.ndarray:
     raise ValueError(f"positions must be 'random', 'first' or 'last', got {positions!r}")
 
 
-def _seed(seed) -> int:
+def _seed(seed: int | None) -> int:
     return 0 if seed is None else int(seed)
 
 
-def _block(n: int, b: int, seed, m: int) -> np.ndarray:
+def _block(n: int, b: int, seed: int | None, m: int) -> np.ndarray:
     cols = min(_BLOCK, m - b * _BLOCK)
     return np.random.default_rng([_seed(seed), 2, b]).standard_normal((n, _BLOCK))[:, :cols]
 
 
 class SyntheticStream(Stream):
-    """Lazy stream of the m candidate columns ``x1 .. xm``, generated block by block."""
+    """Lazy stream of the m candidate columns ``x1 .. xm``, generated block by block.
 
-    def __init__(self, n: int, m: int, seed, name: str = "x"):
+    Examples
+    --------
+    >>> import streamreg as sr
+    >>> from streamreg.datasets import SyntheticStream
+    >>> block = SyntheticStream(n=50, m=10, seed=0).take(4)
+    >>> list(block.names), block.block.values.shape
+    (['x1', 'x2', 'x3', 'x4'], (50, 4))
+    >>> syn = sr.datasets.make_synthetic(50, 10, 2, seed=0)  # the same columns as its frame
+    >>> fit = sr.select(syn.y, SyntheticStream(50, 10, seed=0), w0=0.05, alpha_delta=0.05)
+    >>> fit.selected_terms, syn.true_features
+    (['x5', 'x9'], ['x5', 'x9'])
+    """
+
+    def __init__(self, n: int, m: int, seed: int | None, name: str = "x"):
         super().__init__(name)
         self.n, self.m, self.seed = n, m, seed
         self.n_candidates = m
@@ -63,7 +77,7 @@ class SyntheticStream(Stream):
         self.position += vals.shape[1]
         return TermBlock(self.name, NameRange("x", start + 1, self.position + 1), CandidateBlock(vals))
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[str, np.ndarray]]:
         for j in range(self.m):
             b, off = divmod(j, _BLOCK)
             yield f"x{j + 1}", self.column_block(b)[:, off]
@@ -81,7 +95,7 @@ class Synthetic:
 
 
 def make_synthetic(n: int = 100, m: int = 1000, k: int = 4, *, noise: float = 0.1, coef: float = 1.0,
-                   positions: str = "random", seed=None, lazy: bool = False) -> Synthetic:
+                   positions: str = "random", seed: int | None = None, lazy: bool = False) -> Synthetic:
     """Simulate paper 000's section 6.1 problem.
 
     Parameters

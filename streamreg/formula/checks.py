@@ -4,6 +4,9 @@ Each check raises a ValueError that names the column and says what to do.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -12,7 +15,7 @@ def is_numeric(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
-def plain(value):
+def plain(value: Any) -> Any:
     """A numpy scalar as the Python value (so messages show 1, not np.int64(1))."""
     return value.item() if isinstance(value, np.generic) else value
 
@@ -104,7 +107,7 @@ def _numbers(series: pd.Series) -> bool:
                                                              "decimal", "boolean")
 
 
-def numeric_dtypes(dtypes, kinds: set | None = None) -> np.ndarray:
+def numeric_dtypes(dtypes: pd.Series | np.ndarray | Sequence[Any], kinds: set[Any] | None = None) -> np.ndarray:
     """Per column (one entry of ``dtypes``, e.g. ``frame.dtypes``): numeric and not boolean.
 
     Classified once per distinct dtype (``kinds``: the set of them, if known), not once
@@ -122,11 +125,11 @@ def numeric_dtypes(dtypes, kinds: set | None = None) -> np.ndarray:
     return out
 
 
-def _is_numeric_dtype(dt) -> bool:
+def _is_numeric_dtype(dt: Any) -> bool:
     return pd.api.types.is_numeric_dtype(dt) and not pd.api.types.is_bool_dtype(dt)
 
 
-def _maybe_date_dtype(dt) -> bool:
+def _maybe_date_dtype(dt: Any) -> bool:
     return pd.api.types.is_datetime64_any_dtype(dt) or pd.api.types.is_timedelta64_dtype(dt) or dt == object
 
 
@@ -152,7 +155,7 @@ def column_classes(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return numeric[blknos], dates[blknos]
 
 
-def date_dtypes(dtypes, kinds: set | None = None) -> np.ndarray:
+def date_dtypes(dtypes: pd.Series | np.ndarray | Sequence[Any], kinds: set[Any] | None = None) -> np.ndarray:
     """Per column: a dtype :func:`refuse_dates` may refuse (dates, time differences, object)."""
     values = dtypes.to_numpy(dtype=object) if isinstance(dtypes, pd.Series) else np.asarray(dtypes, dtype=object)
     out = np.zeros(len(values), dtype=bool)
@@ -172,7 +175,7 @@ def first_date(frame: pd.DataFrame, columns: list[str], positions: np.ndarray | 
     if not columns:
         return None
     if positions is None:
-        positions = frame.columns.get_indexer(columns)
+        positions = frame.columns.get_indexer(pd.Index(columns))
     if suspects is None:  # by frame position
         if dtypes is None:
             dtypes = frame.dtypes.to_numpy(dtype=object)  # not np.asarray(Series): no attribute probes
@@ -195,7 +198,8 @@ def nonfinite_columns(x: np.ndarray) -> np.ndarray:
         return np.flatnonzero(~np.isfinite(x.sum(axis=0)))
 
 
-def refuse_infinite(frame: pd.DataFrame, response: str, blocks=(), numeric: np.ndarray | None = None,
+def refuse_infinite(frame: pd.DataFrame, response: str,
+                    blocks: Iterable[tuple[Any, np.ndarray, np.ndarray | None]] = (), numeric: np.ndarray | None = None,
                     response_at: int | None = None) -> None:
     """Infinite values are not missing (rows are not dropped for them): name the column.
 
@@ -209,7 +213,7 @@ def refuse_infinite(frame: pd.DataFrame, response: str, blocks=(), numeric: np.n
     """
     ncol = frame.shape[1]
     numeric = numeric_dtypes(frame.dtypes) if numeric is None else numeric.copy()
-    resp = frame.columns.get_indexer([response])[0] if response_at is None else response_at
+    resp = frame.columns.get_indexer(pd.Index([response]))[0] if response_at is None else response_at
     if resp >= 0:
         numeric[resp] = False
     covered = np.zeros(ncol, dtype=bool)

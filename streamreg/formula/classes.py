@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -96,7 +97,7 @@ class ClassBuild:
 
 
 def _request(spec: StreamSpec, n: int, y: np.ndarray, functions: Mapping[str, Callable],
-             build: ClassBuild, **parts) -> ClassRequest:
+             build: ClassBuild, **parts: Any) -> ClassRequest:
     return ClassRequest(spec.function, spec.text, list(spec.args), spec.options, stream_label(spec), n, y,
                         functions=functions, derived=build.derived, y_ordered=build.y_ordered, **parts)
 

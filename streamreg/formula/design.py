@@ -8,8 +8,9 @@ cut to the columns used and the rows kept; :mod:`.resolve` matches a ``stream()`
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -51,7 +52,7 @@ from .names import (
 )
 from .namespace import term_functions
 from .parse import FormulaError, ParsedFormula, StreamSpec, parse_formula
-from .resolve import mark_constant_factors, resolve_stream
+from .resolve import Resolved, mark_constant_factors, resolve_stream
 
 #: re-exported: callers and tests import these from here
 __all__ = ["Design", "build_design", "check_fixed", "design_matrix", "evaluate_term", "fixed_matrix", "term_name"]
@@ -74,6 +75,8 @@ class Design:
     y_ordered: list[str] | None = None  # streams whose order= looked at the response
     #: the formula's functions as every term calls them (:func:`~.namespace.term_functions`)
     functions: dict[str, Callable] = field(default_factory=dict)
+    #: positions (in the data) of the rows kept; None when every row is kept
+    rows: np.ndarray | None = None
 
 
 
@@ -111,8 +114,9 @@ def build_design(
     *,
     binomial: bool,
     missing: str = "drop",
-    functions: dict | None = None,
-    family=None,
+    functions: Mapping[str, Callable[..., Any]] | None = None,
+    family: Any = None,
+    roles: Iterable[str] = (),
 ) -> Design:
     """Parse ``formula`` against ``data``; the caller's frame is never modified.
 
@@ -121,7 +125,9 @@ def build_design(
     the same shape out) and as ``order=name`` (the candidate matrix in, one score per
     column out, largest first).  With ``family`` (a statsmodels family) the response is
     checked against it on the rows used (constant, one class, negative counts; see
-    :func:`streamreg.options.check_response`).
+    :func:`streamreg.options.check_response`).  ``roles`` names data columns with a role in
+    the model other than a term (an offset, exposure or weights column): no stream offers
+    them, and rows with a missing value in them are dropped like the others.
     """
     functions = dict(functions or {})
     term_fns = term_functions(functions)  # one namespace for fixed terms, candidates and refits
@@ -161,18 +167,25 @@ def build_design(
     for c in sorted(fixed_vars):
         refuse_dates(data[c], f"column {c!r} in the fixed terms")
     taken = fixed_vars | {resp_col}
+    for c in roles:
+        if c not in colset:
+            raise FormulaError(f"{c!r} is not a column of the data")
+        refuse_dates(data[c], f"column {c!r}")
+    taken |= set(roles)
 
-    stream_cands: list[tuple[StreamSpec, list]] = []
+    # a stream() item's Resolved candidates, or the matched columns of a column class
+    stream_cands: list[tuple[StreamSpec, Resolved | list[str]]] = []
     used = set(taken)
     used_mask = np.zeros(len(columns), dtype=bool)  # data columns used, by position
     for spec in parsed.streams:
         check_options(spec)
+        cands: Resolved | list[str]
         if spec.function == "stream":
             cands = resolve_stream(spec, columns, colset, taken, data, data_dates, data_numeric)
             if cands.positions is not None:
                 used_mask[cands.positions] = True
-            for c in cands:
-                used |= {c.column} if c.column is not None else variables(c.name, colset)
+            for cand in cands:
+                used |= {cand.column} if cand.column is not None else variables(cand.name, colset)
         elif spec.function in COLUMN_CLASSES:
             cands = matched_columns(spec, columns, taken, data)
             used |= set(cands)
@@ -190,10 +203,10 @@ def build_design(
     in_frame = np.cumsum(used_mask) - 1  # data position -> frame position
     # numeric stream() columns: one float matrix per stream, taken from the frame once; one
     # pass over it finds the columns that may hold NaN or inf, the only ones looked at again
-    matrices: dict[int, tuple] = {}
+    matrices: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     in_matrix = np.zeros(frame.shape[1], dtype=bool)
     for pos, (spec, cands) in enumerate(stream_cands):
-        if spec.function == "stream" and cands.positions is not None:
+        if isinstance(cands, Resolved) and cands.positions is not None:  # a stream() item
             fpos = in_frame[cands.positions]
             x = _float_matrix(frame.iloc[:, _as_slice(fpos)])
             matrices[pos] = (fpos, x, nonfinite_columns(x))
@@ -249,7 +262,7 @@ def build_design(
     stream_items: list[str] = []
     for pos, (spec, cands) in enumerate(stream_cands):
         sname = stream_label(spec)
-        if spec.function == "stream":
+        if isinstance(cands, Resolved):  # a stream() item
             if cands.positions is not None:
                 st = FrameStream(sname, frame, names=cands.names, columns=cands.columns, values=matrices[pos][1],
                                  functions=term_fns)
@@ -264,7 +277,7 @@ def build_design(
             build.streams[pos] = [st]
             stream_items.append(sname)
         elif spec.function in COLUMN_CLASSES:
-            def sub_stream(name, members):
+            def sub_stream(name: str, members: list[str]) -> Stream:
                 return FrameStream(name, frame, [Candidate(term_name(c), c) for c in members], functions=term_fns)
 
             build.streams[pos] = column_class_streams(spec, cands, frame, y, functions, build, term_name, sub_stream)
@@ -280,13 +293,13 @@ def build_design(
     streams: list[Stream] = []
     seen_names: set[str] = set()
     for pos in range(len(stream_cands)):
-        for st in build.streams[pos]:
-            if st.name in seen_names:
-                raise FormulaError(f"two streams are called {st.name!r}; give them distinct name= arguments")
-            seen_names.add(st.name)
-            streams.append(st)
+        for built in build.streams[pos]:
+            if built.name in seen_names:
+                raise FormulaError(f"two streams are called {built.name!r}; give them distinct name= arguments")
+            seen_names.add(built.name)
+            streams.append(built)
     return Design(parsed, y, resp_col, label, success, fixed, streams, frame, n_dropped,
-                  build.derived, build.y_ordered, term_fns)
+                  build.derived, build.y_ordered, term_fns, np.flatnonzero(~na_rows) if n_dropped else None)
 
 
 def _float_matrix(frame: pd.DataFrame) -> np.ndarray:

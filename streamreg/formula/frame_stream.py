@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..models.base import CandidateBlock
 from ..streams.base import Stream, TermBlock
-from ..streams.ordering import candidate_order
+from ..streams.ordering import Order, candidate_order
 from .matrices import Functions, evaluate_term
 from .parse import FormulaError, StreamSpec
 
@@ -57,7 +57,17 @@ class FrameStream(Stream):
         self._candidates = None if candidates is None else list(candidates)
         self._names, self._columns, self._values = names, columns, values
         self.position = 0
-        self.n_candidates = len(candidates) if candidates is not None else len(names)
+        if candidates is not None:
+            self.n_candidates = len(candidates)
+        elif names is not None:
+            self.n_candidates = len(names)
+        else:
+            raise TypeError("a FrameStream needs candidates, or names, columns and values")
+
+    def _plain_parts(self) -> tuple[list[str], list[str], np.ndarray]:
+        """The names, data columns and float matrix of a stream of plain numeric columns."""
+        assert self._names is not None and self._columns is not None and self._values is not None
+        return self._names, self._columns, self._values
 
     @property
     def plain(self) -> bool:
@@ -67,7 +77,8 @@ class FrameStream(Stream):
     @property
     def candidates(self) -> list[Candidate]:
         if self._candidates is None:
-            self._candidates = [Candidate(n, c) for n, c in zip(self._names, self._columns)]
+            names, columns, _ = self._plain_parts()
+            self._candidates = [Candidate(n, c) for n, c in zip(names, columns)]
         return self._candidates
 
     @candidates.setter
@@ -79,21 +90,23 @@ class FrameStream(Stream):
     def permute(self, perm: np.ndarray) -> None:
         """Offer the candidates in the order ``perm``."""
         if self.plain:
-            self._names = [self._names[i] for i in perm]
-            self._columns = [self._columns[i] for i in perm]
-            self._values = self._values[:, perm]
+            names, columns, values = self._plain_parts()
+            self._names = [names[i] for i in perm]
+            self._columns = [columns[i] for i in perm]
+            self._values = values[:, perm]
             self._candidates = None
         else:
             self.candidates = [self.candidates[i] for i in perm]
 
     def _next_block(self, k: int) -> TermBlock | None:
         if self.plain:
+            names, _, matrix = self._plain_parts()
             start = self.position
-            stop = min(start + k, len(self._names))
+            stop = min(start + k, len(names))
             self.position = stop
             if stop <= start:
                 return None
-            return TermBlock(self.name, self._names[start:stop], CandidateBlock(self._values[:, start:stop]))
+            return TermBlock(self.name, names[start:stop], CandidateBlock(matrix[:, start:stop]))
         chunk = self.candidates[self.position : self.position + k]
         self.position += len(chunk)
         if not chunk:
@@ -102,7 +115,9 @@ class FrameStream(Stream):
         if all(c.column is not None for c in chunk):
             values = self.frame[[c.column for c in chunk]].to_numpy(dtype=float)
             return TermBlock(self.name, [c.name for c in chunk], CandidateBlock(values))
-        mats, widths, cols = [], [], []
+        mats: list[np.ndarray] = []
+        widths: list[int] = []
+        cols: list[list[str]] = []
         for c in chunk:
             mat, names = c.values(self.frame, self.functions)
             mats.append(mat)
@@ -115,7 +130,7 @@ class FrameStream(Stream):
     @property
     def term_names(self) -> list[str]:
         if self.plain:
-            return list(self._names)
+            return list(self._plain_parts()[0])
         return [c.name for c in self.candidates]
 
     def is_single_column(self, i: int) -> bool:
@@ -123,17 +138,17 @@ class FrameStream(Stream):
 
     def term_values(self, i: int) -> np.ndarray:
         if self.plain:
-            return np.array(self._values[:, i : i + 1], dtype=float)
+            return np.array(self._plain_parts()[2][:, i : i + 1], dtype=float)
         return self.candidates[i].values(self.frame, self.functions)[0]
 
     def numeric_values(self) -> np.ndarray:
         """All candidates as one matrix (single numeric columns only)."""
         if self.plain:
-            return self._values
+            return self._plain_parts()[2]
         return self.frame[[c.column for c in self.candidates]].to_numpy(dtype=float)
 
 
-def frame_order(st: FrameStream, order, y: np.ndarray, spec: StreamSpec, label: str) -> np.ndarray | None:
+def frame_order(st: FrameStream, order: Order, y: np.ndarray, spec: StreamSpec, label: str) -> np.ndarray | None:
     """Permutation of a ``stream()``'s candidates for its ``order=`` option."""
     if isinstance(order, str) and order in ("given", "random"):
         return candidate_order(None, order, seed=spec.options.get("seed"), n=st.n_candidates, what=label)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import keyword
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -67,7 +67,7 @@ def check_fixed(fixed: pd.DataFrame, n: int) -> None:
     scale = np.linalg.norm(x, axis=0)
     bad = diag <= 1e-10 * np.maximum(scale, np.finfo(float).tiny)
     if bad.any():
-        names = [fixed.columns[i] for i in np.flatnonzero(bad)]
+        names = [fixed.columns[i] for i in np.flatnonzero(bad).tolist()]
         raise ValueError(
             f"the fixed terms are collinear: {names} are (numerically) combinations of earlier "
             "fixed columns or constant; remove them"
@@ -156,10 +156,10 @@ def plain_design(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame) -> pd.Dat
 
 
 class _AnyName:
-    def __contains__(self, name) -> bool:
+    def __contains__(self, name: object) -> bool:
         return True
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(())
 
 

@@ -11,6 +11,8 @@ import builtins
 import fnmatch
 import keyword
 import re
+from collections.abc import Container, Iterable, Iterator
+from typing import Protocol
 
 import numpy as np
 import patsy
@@ -53,7 +55,7 @@ class _ColumnNames:
         self._set: set[str] | None = None
         self._asked = 0
 
-    def __contains__(self, name) -> bool:
+    def __contains__(self, name: object) -> bool:
         if self._set is None:
             self._asked += 1
             if self._asked <= 32:
@@ -61,19 +63,27 @@ class _ColumnNames:
             self._set = set(self._columns)
         return name in self._set
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._columns)
 
     def __len__(self) -> int:
         return len(self._columns)
 
-    def __and__(self, other) -> set[str]:
+    def __and__(self, other: Iterable[str]) -> set[str]:
         return {n for n in other if n in self}
 
     __rand__ = __and__
 
 
-def _column_names(columns: list[str]):
+class NameSet(Protocol):
+    """What the name look-ups need of a set of column names (a set, or :class:`_ColumnNames`)."""
+
+    def __contains__(self, name: object) -> bool: ...
+
+    def __iter__(self) -> Iterator[str]: ...
+
+
+def _column_names(columns: list[str]) -> set[str] | _ColumnNames:
     return set(columns) if len(columns) < 10_000 else _ColumnNames(columns)
 
 
@@ -86,7 +96,7 @@ class _NameTable:
 
     def __init__(self, columns: list[str]):
         self.columns = columns
-        self.buf = None
+        self.buf: np.ndarray | None = None
         if len(columns) < 1000:
             return
         try:
@@ -103,6 +113,7 @@ class _NameTable:
         self.lengths = self.ends - self.starts
 
     def _bytes_at(self, offsets: np.ndarray) -> np.ndarray:
+        assert self.buf is not None  # only called on the byte-buffer path
         return self.buf[np.clip(offsets, 0, len(self.buf) - 1)]
 
     def _affix(self, text: str, suffix: bool) -> np.ndarray:
@@ -150,7 +161,7 @@ class _NameTable:
         return [term_name(c) for c in names]
 
 
-def _as_slice(positions: np.ndarray):
+def _as_slice(positions: np.ndarray) -> slice | np.ndarray:
     """``positions`` as a slice when they are consecutive (so pandas can return a view)."""
     if len(positions) and positions[-1] - positions[0] + 1 == len(positions) and (
             len(positions) < 2 or bool((np.diff(positions) == 1).all())):
@@ -160,13 +171,13 @@ def _as_slice(positions: np.ndarray):
 
 # -- the data columns an expression refers to ------------------------------------------------
 
-def variables(expression: str, columns) -> set[str]:
+def variables(expression: str, columns: NameSet) -> set[str]:
     """Data columns an expression refers to (bare names and Q('...') arguments)."""
     try:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError:
         return {c for c in columns if c in expression}
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in columns:
             found.add(node.id)
@@ -176,13 +187,14 @@ def variables(expression: str, columns) -> set[str]:
             and node.func.id == "Q"
             and node.args
             and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
             and node.args[0].value in columns
         ):
             found.add(node.args[0].value)
     return found
 
 
-def rhs_variables(rhs: str, columns) -> set[str]:
+def rhs_variables(rhs: str, columns: NameSet) -> set[str]:
     """Data columns the patsy right-hand side ``rhs`` refers to."""
     try:
         desc = patsy.ModelDesc.from_formula("0 + " + rhs if rhs.strip() else "0")
@@ -195,7 +207,7 @@ def rhs_variables(rhs: str, columns) -> set[str]:
     return found
 
 
-def unknown_names(rhs: str, colset) -> set[str]:
+def unknown_names(rhs: str, colset: Container[str]) -> set[str]:
     """Bare names in the fixed terms that are neither data columns nor known functions.
 
     Called names are left to the evaluation, which knows ``functions=``.

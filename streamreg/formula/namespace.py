@@ -16,6 +16,7 @@ import ast
 import builtins
 import re
 from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
 
 import numpy as np
 import patsy
@@ -41,7 +42,7 @@ class _FormulaNumpy:
         names.update({n: getattr(np, n) for n in _NP_EXTRA if hasattr(np, n)})
         vars(self).update(names)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> NoReturn:
         raise AttributeError(f"np.{name} is not available in a formula: use numpy's element-wise functions "
                              "(np.log, np.sqrt, np.exp, np.abs, np.where, ...) or create the column first")
 
@@ -80,7 +81,7 @@ class _FormulaEnvironment(patsy.EvalEnvironment):
         lookup = patsy.eval.VarLookupDict(self._namespaces)
         return self.__class__([{name: lookup[name] for name in names}], self.flags)
 
-    def eval(self, expr: str, source_name: str = "<string>", inner_namespace=None) -> object:
+    def eval(self, expr: str, source_name: str = "<string>", inner_namespace: dict[str, Any] | None = None) -> object:
         _check_evaluated(expr)
         code = compile(expr, source_name, "eval", self.flags, False)
         inner = {} if inner_namespace is None else inner_namespace  # the data and transform objects
@@ -92,7 +93,7 @@ class _FormulaEnvironment(patsy.EvalEnvironment):
             raise _unknown_name(exc) from None
 
 
-def eval_env(functions: dict | None = None) -> _FormulaEnvironment:
+def eval_env(functions: Mapping[str, Callable] | None = None) -> _FormulaEnvironment:
     """Formula namespace after the data: np, then functions=, then patsy's functions."""
     return _FormulaEnvironment([{"np": _FORMULA_NP}, dict(functions or {}), _PATSY_FUNCTIONS])
 

@@ -218,7 +218,7 @@ def parse_formula(formula: str) -> ParsedFormula:
                 continue  # leading '-', as in '~ -1 + x'
             raise FormulaError(f"empty term in {rhs!r} (a doubled '+'?)")
         name = _call_name(item)
-        if name in STREAM_FUNCTIONS:
+        if name is not None and name in STREAM_FUNCTIONS:
             if sign == "-":
                 raise FormulaError(f"{name}() cannot be subtracted: remove '- {item.strip()}'")
             streams.append(parse_stream_call(item, name))

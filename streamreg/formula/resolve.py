@@ -6,6 +6,7 @@ million columns resolves at array speed (:class:`~.names._NameTable`).
 from __future__ import annotations
 
 import builtins
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +14,7 @@ import pandas as pd
 
 from .checks import first_date, refuse_dates
 from .frame_stream import Candidate
-from .names import _PATSY_NAMES, _NameTable, names_in
+from .names import _PATSY_NAMES, _ColumnNames, _NameTable, names_in
 from .parse import FormulaError, StreamSpec
 
 
@@ -27,15 +28,15 @@ class Resolved:
     positions: np.ndarray | None = None  # positions of ``columns`` in the data
     candidates: list[Candidate] | None = None
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Candidate]:
         return iter(self.candidates or [])
 
 
-def _position(columns: list[str], colset: set[str], name: str) -> int | None:
+def _position(columns: list[str], colset: Container[str], name: str) -> int | None:
     return columns.index(name) if name in colset else None
 
 
-def resolve_stream(spec: StreamSpec, columns: list[str], colset, taken: set[str], data,
+def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _ColumnNames, taken: set[str], data: pd.DataFrame,
                    date_columns: np.ndarray, numeric_columns: np.ndarray) -> Resolved:
     """The candidates of a ``stream()``: globs matched and dtypes checked once, not per column."""
     excl = spec.options.get("exclude") or []
@@ -109,7 +110,7 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset, taken: set[str]
     return Resolved(candidates=cands)
 
 
-def mark_constant_factors(cands: list, frame: pd.DataFrame) -> None:
+def mark_constant_factors(cands: Iterable[object], frame: pd.DataFrame) -> None:
     """Glob-matched factors with one level in the rows used become constant candidates.
 
     patsy would code them as no column at all and abort the run; a constant numeric column

@@ -5,6 +5,9 @@ The drivers see a state only through :class:`~.protocol.ModelState` and
 """
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import statsmodels.api as sm
 
 from .gaussian import GaussianState
@@ -23,7 +26,7 @@ _FAMILIES = {
 }
 
 
-def resolve_family(family) -> tuple[object, str]:
+def resolve_family(family: str | Any) -> tuple[Any, str]:
     """A statsmodels family instance and a short name from a string or an instance."""
     if isinstance(family, str):
         try:
@@ -39,12 +42,12 @@ def resolve_family(family) -> tuple[object, str]:
     return fam, type(fam).__name__.lower()
 
 
-def is_ols(family) -> bool:
+def is_ols(family: Any) -> bool:
     """Gaussian with identity link: use the exact least-squares state."""
     return isinstance(family, sm.families.Gaussian) and isinstance(family.link, sm.families.links.Identity)
 
 
-def make_state(y, fixed, family, test: str | None) -> ComparableState:
+def make_state(y: np.ndarray, fixed: np.ndarray, family: Any, test: str | None) -> ComparableState:
     """The model state for ``family``; ``test`` None picks the family's default.
 
     The one place that picks a backend: a new one (e.g. distributed) is chosen here.

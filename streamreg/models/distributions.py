@@ -12,6 +12,7 @@ uses for it (``stdtr``, ``fdtrc``, ``chdtrc``; equal to the last digit), directl
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
 
@@ -98,7 +99,7 @@ def log_sf(statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.nd
     return out
 
 
-def _like(values, statistic: np.ndarray) -> np.ndarray:
+def _like(values: ArrayLike, statistic: np.ndarray) -> np.ndarray:
     """``values`` as floats of the statistic's shape (broadcast only when needed)."""
     values = np.asarray(values, dtype=float)
     return values if values.shape == statistic.shape else np.broadcast_to(values, statistic.shape)
@@ -112,7 +113,7 @@ class CachedCritical:
     ``e`` or rises again; this saves an inverse-cdf evaluation per block.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._memo: dict[tuple[int, float], tuple[float, float]] = {}
 
     def __call__(self, log_alpha: float, df: int, df_resid: float) -> float:

@@ -14,9 +14,11 @@ import numpy as np
 
 from ..outcomes import TestOutcomes
 from .base import (
+    NO_WEIGHTS,
     TESTED,
     Basis,
     CandidateBlock,
+    ObservationWeights,
     equilibrate,
     multi_column_reduction,
     skip_codes,
@@ -38,17 +40,35 @@ class GaussianState:
         ``"t"``: exact partial t-test (F for multi-column terms).  ``"paper"``: the
         p-value ``exp(-dRSS / (2 RSS0 / n))`` used by the authors' released code for
         paper 000; it reproduces their tables but is anti-conservative when k/n is large.
+    weights : ObservationWeights, optional
+        Offset and prior weights (statsmodels' meanings): the fit is the weighted least
+        squares of ``y - offset`` with weights ``freq_weights * var_weights``, whose rows are
+        multiplied by the square roots of the weights; ``freq_weights`` count observations
+        (residual df ``sum(freq_weights) - k``).  The t statistic of a candidate is then
+        statsmodels' ``WLS(y, [X, b], weights=var_weights)`` (``GLM(..., freq_weights=)``
+        with ``use_t``; the OLS of the rows repeated) for its coefficient.
     """
 
     family_name = "gaussian"
 
-    def __init__(self, y: np.ndarray, fixed: np.ndarray, *, test: str = "t"):
+    def __init__(self, y: np.ndarray, fixed: np.ndarray, *, test: str = "t",
+                 weights: ObservationWeights | None = None):
         if test not in TESTS:
             raise ValueError(f"test must be one of {TESTS} for the Gaussian family, got {test!r}")
         self.test = test
         self._critical = CachedCritical()
         self.y = np.asarray(y, dtype=float)
         self.n = len(self.y)
+        self.weights = NO_WEIGHTS if weights is None else weights
+        #: observations counted (``sum(freq_weights)``; the row count without them)
+        self.nobs = self.weights.nobs(self.n)
+        #: square roots of the prior weights, multiplying every row (None: unweighted)
+        self.row_weights = None if self.weights.prior is None else np.sqrt(self.weights.prior)
+        offset = self.weights.linear_offset
+        self._target = self.y if offset is None else self.y - offset
+        if self.row_weights is not None:
+            self._target = self.row_weights * self._target
+            fixed = self.row_weights[:, None] * np.asarray(fixed, dtype=float)
         self.basis = Basis(self.n, capacity=fixed.shape[1] + 16)
         rank = self.basis.append(equilibrate(fixed))
         if rank < fixed.shape[1]:
@@ -61,7 +81,7 @@ class GaussianState:
         return self.basis.k
 
     def _update_residual(self) -> None:
-        self.resid = self.basis.residualise(self.y[:, None])[:, 0]
+        self.resid = self.basis.residualise(self._target[:, None])[:, 0]
         # one more projection keeps r orthogonal to Q to rounding error
         self.resid = self.basis.residualise(self.resid[:, None])[:, 0]
         self.rss = float(self.resid @ self.resid)
@@ -82,20 +102,20 @@ class GaussianState:
             drss, rank = self._single_columns(block)
         else:
             for j in range(m):
-                b = equilibrate(block.term(j))  # the F statistic is scale-free; keep the norms in range
+                b = equilibrate(self._weighted(block.term(j)))  # the F statistic is scale-free; keep the norms in range
                 resid = self.basis.residualise(b)
                 drss[j], rank[j] = multi_column_reduction(resid, self.resid, float(np.sum(b * b)))
-        df_resid = self.n - self.k - rank
+        df_resid = self.nobs - self.k - rank
         codes = skip_codes(block, rank, df_resid)
         skip = codes != TESTED
         rss1 = np.maximum(self.rss - drss, self.rss * 1e-15 + np.finfo(float).tiny)
         with np.errstate(divide="ignore", invalid="ignore"):
             stat = np.where(skip, 0.0, drss / (rss1 / np.maximum(df_resid, 1)))
-            llr = np.where(skip, 0.0, self.n * np.log(self.rss / rss1))
+            llr = np.where(skip, 0.0, self.nobs * np.log(self.rss / rss1))
         df = np.maximum(rank, 1)
         dfr = np.maximum(df_resid, 1).astype(float)
         if self.test == "paper":
-            log_p = np.where(skip, 0.0, -drss / (2.0 * self.rss / self.n))
+            log_p = np.where(skip, 0.0, -drss / (2.0 * self.rss / self.nobs))
             out = TestOutcomes(stat, df, dfr, llr, log_sf, None, log_p)
         else:
             out = TestOutcomes(stat, df, dfr, llr, log_sf, self._critical)
@@ -109,23 +129,38 @@ class GaussianState:
         difference loses too many digits (candidates nearly in the model's span) it is
         recomputed from the explicit residual.
         """
-        return block.reduce_single(self._qr)
+        return block.reduce_single(self._qr, self.row_weights)
+
+    def _weighted(self, values: np.ndarray) -> np.ndarray:
+        """Columns with every row multiplied by the square root of its prior weight."""
+        return values if self.row_weights is None else self.row_weights[:, None] * values
 
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term's columns to the model.  Returns a refusal reason or None."""
         # at a power-of-two scale, so that columns at 1e-300 or 1e300 keep their direction
-        self.basis.append(equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1)))
+        self.basis.append(equilibrate(self._weighted(np.asarray(values, dtype=float).reshape(self.n, -1))))
         self._update_residual()
         return None
 
-    def log_pvalue(self, statistic, df, df_resid):
+    def log_pvalue(self, statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
         return log_sf(statistic, df, df_resid)
 
     # ---------------------------------------------- nested comparisons (ComparableState)
     @property
     def loglik(self) -> float:
-        """Maximised log-likelihood, sigma profiled out: ``-n/2 (log(2 pi RSS / n) + 1)``."""
-        return -0.5 * self.n * (math.log(2 * math.pi * self.rss / self.n) + 1)
+        """Maximised log-likelihood, sigma profiled out: ``-n/2 (log(2 pi RSS / n) + 1)``.
+
+        With weights, RSS is the weighted sum of squares, n counts the observations
+        (``sum(freq_weights)``) and ``sum(freq_weights log var_weights) / 2`` is added:
+        statsmodels' WLS and Gaussian GLM ``llf``.
+        """
+        if self.weights.empty:
+            return -0.5 * self.n * (math.log(2 * math.pi * self.rss / self.n) + 1)
+        ll = -0.5 * self.nobs * (math.log(2 * math.pi * self.rss / self.nobs) + 1)
+        vw, fw = self.weights.var_weights, self.weights.freq_weights
+        if vw is not None:
+            ll += 0.5 * float(np.sum(np.log(vw) if fw is None else fw * np.log(vw)))
+        return ll
 
     #: the block scores' ``llr`` is the exact ``n log(RSS0 / RSS1)``
     exact_gain = True
@@ -139,7 +174,7 @@ class GaussianState:
 
     def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> GaussianState:
         """A new state on ``[fixed, *terms]`` (terms accepted in order); this one is unchanged."""
-        new = GaussianState(self.y, fixed, test=self.test)
+        new = GaussianState(self.y, fixed, test=self.test, weights=self.weights)
         for values in terms:
             new.accept(values)
         return new

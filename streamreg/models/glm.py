@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import statsmodels.api as sm
@@ -26,11 +27,13 @@ from statsmodels.tools.sm_exceptions import (
 
 from ..outcomes import TestOutcomes
 from .base import (
+    NO_WEIGHTS,
     NONCONVERGENCE,
     SEPARATION,
     TESTED,
     Basis,
     CandidateBlock,
+    ObservationWeights,
     equilibrate,
     multi_column_reduction,
     skip_codes,
@@ -57,11 +60,11 @@ class GLMFit:
     ``result`` is the last IRLS iterate (None if the iteration broke down).
     """
 
-    result: object | None
+    result: Any  # statsmodels GLMResults, or None
     problem: str | None = None
 
 
-def near_boundary(family, y: np.ndarray, mu: np.ndarray) -> bool:
+def near_boundary(family: Any, y: np.ndarray, mu: np.ndarray) -> bool:
     """Whether fitted means come within ``_SUSPECT`` of where the MLE could fail to exist."""
     if isinstance(family, sm.families.Binomial):
         return bool(np.minimum(mu, 1 - mu).min() < _SUSPECT)
@@ -70,7 +73,7 @@ def near_boundary(family, y: np.ndarray, mu: np.ndarray) -> bool:
     return False
 
 
-def _irls(model, start, maxiter: int):
+def _irls(model: Any, start: np.ndarray | None, maxiter: int) -> tuple[Any, bool]:
     """One statsmodels IRLS run; (result or None, whether a warning or error said trouble)."""
     with warnings.catch_warnings(record=True) as caught, np.errstate(over="ignore", divide="ignore",
                                                                        invalid="ignore"):
@@ -87,7 +90,9 @@ def _irls(model, start, maxiter: int):
     return result, trouble or not getattr(result, "converged", True)
 
 
-def fit_glm(y: np.ndarray, x: np.ndarray, family, start=None, offset=None) -> GLMFit:
+def fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None = None,
+            offset: np.ndarray | None = None,
+            weights: ObservationWeights | None = None) -> GLMFit:
     """statsmodels GLM fit, tightly converged, with an exact verdict on trouble.
 
     Warnings are symptoms, not verdicts: whenever IRLS complains, fails to converge or
@@ -95,9 +100,14 @@ def fit_glm(y: np.ndarray, x: np.ndarray, family, start=None, offset=None) -> GL
     whether the MLE exists.  If it does, IRLS gets a longer run.  A warm start (``start``)
     that ends below its own starting log-likelihood has wandered off (IRLS has no step
     halving); the fit is then redone from statsmodels' default start, as R's ``glm`` does.
+    ``weights`` (offset, exposure, frequency and variance weights) go to ``sm.GLM``; rows
+    with a zero frequency weight take no part in the test of whether the MLE exists.
     """
     y = np.asarray(y, dtype=float)
-    model = sm.GLM(y, x, family=family, offset=offset)
+    extra: dict[str, Any] = {} if weights is None else weights.glm_options()
+    if offset is not None:
+        extra["offset"] = offset if "offset" not in extra else extra["offset"] + offset
+    model = sm.GLM(y, x, family=family, **extra)
     result, trouble = _irls(model, start, _FIT_MAXITER)
     if start is not None and (trouble or _lost_ground(model, start, result)):
         cold, cold_trouble = _irls(model, None, _FIT_MAXITER)
@@ -108,7 +118,8 @@ def fit_glm(y: np.ndarray, x: np.ndarray, family, start=None, offset=None) -> GL
             mu = np.asarray(result.fittedvalues, dtype=float)
         if not near_boundary(family, y, mu):
             return GLMFit(result)
-    if not mle_exists(x, y, family):
+    rows = None if weights is None else weights.positive_rows()
+    if not (mle_exists(x, y, family) if rows is None else mle_exists(x[rows], y[rows], family)):
         return GLMFit(result, SEPARATION)
     if not trouble:
         return GLMFit(result)  # near the boundary, but the MLE exists and IRLS converged
@@ -119,7 +130,7 @@ def fit_glm(y: np.ndarray, x: np.ndarray, family, start=None, offset=None) -> GL
     return GLMFit(retried)
 
 
-def _lost_ground(model, start, result) -> bool:
+def _lost_ground(model: Any, start: np.ndarray, result: Any) -> bool:
     """Whether a warm-started fit ended below the log-likelihood of its own start."""
     if result is None:
         return True
@@ -139,9 +150,16 @@ class GLMState:
     test : {"score", "lr"}
         ``"score"`` (default) scores a whole block from one fit; ``"lr"`` refits the
         model once per candidate and uses twice the log-likelihood gain.
+    weights : ObservationWeights, optional
+        Offset, exposure and prior weights, passed to every statsmodels fit
+        (``sm.GLM(..., offset=, exposure=, freq_weights=, var_weights=)``).  The working
+        weights are then ``freq_weights * var_weights / (g'(mu)^2 V(mu))`` and the Pearson
+        residuals ``sqrt(freq_weights * var_weights) (y - mu) / sqrt(V(mu))``, so the score
+        statistic is still statsmodels' ``score_test`` of the weighted fit.
     """
 
-    def __init__(self, y: np.ndarray, fixed: np.ndarray, family, *, test: str = "score"):
+    def __init__(self, y: np.ndarray, fixed: np.ndarray, family: Any, *, test: str = "score",
+                 weights: ObservationWeights | None = None) -> None:
         if test not in TESTS:
             raise ValueError(f"test must be one of {TESTS} for GLMs, got {test!r}")
         self.test = test
@@ -150,10 +168,13 @@ class GLMState:
         self.family_name = type(family).__name__.lower()
         self.y = np.asarray(y, dtype=float)
         self.n = len(self.y)
+        self.weights = NO_WEIGHTS if weights is None else weights
+        #: observations counted (``sum(freq_weights)``; the row count without them)
+        self.nobs = self.weights.nobs(self.n)
         # every column at a power-of-two scale: statsmodels' pinv would drop a column at 1e17
         # beside the intercept, and the state must keep the design the refit will use
         self.x = equilibrate(fixed)
-        fit = fit_glm(self.y, self.x, family)
+        fit = fit_glm(self.y, self.x, family, weights=self._fit_weights)
         if fit.problem == SEPARATION:
             raise ValueError("the fixed terms alone separate the response: the maximum-likelihood estimate does "
                              "not exist (exact LP test); remove the offending fixed terms")
@@ -167,6 +188,10 @@ class GLMState:
     def k(self) -> int:
         return self.x.shape[1]
 
+    @property
+    def _fit_weights(self) -> ObservationWeights | None:
+        return None if self.weights.empty else self.weights
+
     def _refresh(self) -> None:
         res = self.result
         with np.errstate(over="ignore"):  # saturated inverse links are clipped below
@@ -174,8 +199,13 @@ class GLMState:
         if isinstance(self.family, sm.families.Binomial):
             mu = np.clip(mu, _MU_EPS, 1 - _MU_EPS)
         var = self.family.variance(mu)
-        self.sqrt_w = np.sqrt(self.family.weights(mu))
-        self.z = (self.y - mu) / np.sqrt(var)
+        prior = self.weights.prior
+        if prior is None:
+            self.sqrt_w = np.sqrt(self.family.weights(mu))
+            self.z = (self.y - mu) / np.sqrt(var)
+        else:  # statsmodels' iweights: the score and the information carry them once each
+            self.sqrt_w = np.sqrt(prior * self.family.weights(mu))
+            self.z = np.sqrt(prior) * (self.y - mu) / np.sqrt(var)
         self.scale = float(res.scale)
         self.llf = float(res.llf)
         self.basis = Basis(self.n, capacity=self.k + 1)
@@ -200,7 +230,7 @@ class GLMState:
                 b = equilibrate(b_all[:, sl])  # scale-free statistic; keep the norms in range
                 resid = self.basis.residualise(b)
                 gain[j], rank[j] = multi_column_reduction(resid, self.z_resid, float(np.sum(b * b)))
-        codes = skip_codes(block, rank, self.n - self.k - rank)
+        codes = skip_codes(block, rank, self.nobs - self.k - rank)
         stat = (gain + self.restricted_score) / self.scale
         df = np.maximum(rank, 1)
         if self.test == "lr":
@@ -218,7 +248,7 @@ class GLMState:
         """
         stat = np.zeros(len(block))
         for j in np.flatnonzero(codes == TESTED):
-            fit = self.fit_with(block.term(j))
+            fit = self.fit_with(block.term(int(j)))
             if fit.result is None:  # IRLS broke down: the largest gain any extension can give
                 stat[j] = float(self.result.deviance) / self.scale
                 continue
@@ -229,21 +259,21 @@ class GLMState:
         """The fit of the current model plus ``values`` (warm start); the state is unchanged."""
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
-        return fit_glm(self.y, np.column_stack([self.x, c]), self.family, start=start)
+        return fit_glm(self.y, np.column_stack([self.x, c]), self.family, start=start, weights=self._fit_weights)
 
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term and refit; returns a refusal reason (see ``REFUSAL_REASONS``) or None."""
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
         x_new = np.column_stack([self.x, c])
-        fit = fit_glm(self.y, x_new, self.family, start=start)
+        fit = fit_glm(self.y, x_new, self.family, start=start, weights=self._fit_weights)
         if fit.problem is not None:
             return fit.problem
         self.x, self.result = x_new, fit.result
         self._refresh()
         return None
 
-    def log_pvalue(self, statistic, df, df_resid):
+    def log_pvalue(self, statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
         return log_sf(statistic, df, df_resid)
 
     # ---------------------------------------------- nested comparisons (ComparableState)
@@ -272,4 +302,4 @@ class GLMState:
     def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> GLMState:
         """A new state on ``[fixed, *terms]``; ValueError when that model has no MLE."""
         x = np.column_stack([fixed, *terms])
-        return GLMState(self.y, x, self.family, test=self.test)
+        return GLMState(self.y, x, self.family, test=self.test, weights=self.weights)

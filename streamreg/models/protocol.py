@@ -14,7 +14,10 @@ Two levels, because not every driver needs everything:
   candidate, a refit on another set of terms).
 
 :class:`~streamreg.models.gaussian.GaussianState` and :class:`~streamreg.models.glm.GLMState`
-implement both.
+implement both.  Built with :class:`~streamreg.models.base.ObservationWeights` (``weights=``:
+offset, exposure, frequency and variance weights, statsmodels' meanings) they apply them in
+every test, likelihood and refit, and expose ``nobs``, the observations counted
+(``sum(freq_weights)``; ``n`` stays the number of rows, the length of every array).
 """
 from __future__ import annotations
 

@@ -22,6 +22,8 @@ equality.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import statsmodels.api as sm
 from scipy.optimize import linprog
@@ -61,10 +63,11 @@ def is_separated(x: np.ndarray, y: np.ndarray) -> bool:
     )
     if res.status != 0:  # infeasible cannot happen (b = 0 is feasible); be conservative
         return False
-    return -res.fun > _TOL * len(y)
+    assert res.fun is not None  # status 0: solved
+    return bool(-res.fun > _TOL * len(y))
 
 
-def mle_exists(x: np.ndarray, y: np.ndarray, family) -> bool:
+def mle_exists(x: np.ndarray, y: np.ndarray, family: Any) -> bool:
     """Whether the GLM maximum-likelihood estimate exists, for families where it can fail.
 
     Binomial and Poisson use the linear programme above; other families are taken to have

@@ -19,11 +19,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ..outcomes import TestOutcomes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,15 @@ class Plan:
     ``0..i-1`` were all rejected*; only the first True is acted upon.  ``level`` is the
     nominal test level at each position (reported in the history) and ``wealth`` the
     wealth after each test under rejection.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from streamreg.policies import Plan
+    >>> plan = Plan(accept=np.array([False, True, True]), level=np.full(3, 0.01),
+    ...             wealth=np.array([0.04, 0.03, 0.02]))
+    >>> int(np.argmax(plan.accept))  # the search acts on the first acceptance only
+    1
     """
 
     accept: np.ndarray
@@ -74,6 +86,35 @@ class Policy(ABC):
 
     Subclasses store their parameters in ``__init__`` (and nothing else, as in
     scikit-learn); the mutable state lives in attributes set by :meth:`start`.
+
+    Examples
+    --------
+    A new rule implements ``_reset``, ``plan``, ``record``, ``parameters`` and
+    ``guarantee``; here every test runs at one fixed level (no wealth):
+
+    >>> import numpy as np, streamreg as sr
+    >>> from streamreg.policies import Plan, Policy
+    >>> class FixedLevel(Policy):
+    ...     name = "fixed-level"
+    ...     def __init__(self, level=0.001):
+    ...         self.level = level
+    ...     def _reset(self):
+    ...         pass
+    ...     def plan(self, outcomes):
+    ...         level = np.full(len(outcomes), self.level)
+    ...         return Plan(accept=outcomes.pvalue < level, level=level, wealth=np.full(len(outcomes), np.nan))
+    ...     def record(self, outcomes, n, last_accepted):
+    ...         self.n_tested += n
+    ...         self.n_accepted += int(last_accepted)
+    ...     def parameters(self):
+    ...         return {"level": self.level}
+    ...     def guarantee(self):
+    ...         return "Each test at a fixed level: no error rate over the stream is controlled."
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 20)); y = X[:, 3] + 0.5 * rng.normal(size=80)
+    >>> fit = sr.select(y, X, method=FixedLevel())
+    >>> fit.selected_terms, fit.policy_description
+    (['x3'], 'fixed-level(level=0.001)')
     """
 
     #: short name used in summaries and by ``method=`` strings
@@ -166,7 +207,7 @@ class Policy(ABC):
             return None
         return payout * n_selected + params["w0"] - final_wealth
 
-    def annotate(self, history):
+    def annotate(self, history: pd.DataFrame) -> pd.DataFrame:
         """The history as this rule explains its decisions (default: unchanged).
 
         A rule whose comparison is not ``pvalue < level`` adds the columns it compares.

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from abc import abstractmethod
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -65,8 +66,12 @@ class GammaWealthRule(Policy):
 
     _accepted_ticks = False
     _default_sequence: LazySequence = SAFFRON_SEQUENCE
+    #: set by the subclasses' constructors
+    alpha: float
+    w0: float
+    gammai: tuple[float, ...] | None
 
-    def _init_sequence(self, gammai) -> None:
+    def _init_sequence(self, gammai: Sequence[float] | None) -> None:
         self.gammai = user_sequence(gammai, 1.0, "gammai")
         self._gamma = (
             self._default_sequence if self.gammai is None else ArraySequence(np.asarray(self.gammai))
@@ -79,7 +84,8 @@ class GammaWealthRule(Policy):
         self._n_ticks = 0  # ticks among the tests so far
         self._offsets: list[int] = []  # o_j: ticks among tests 1..tau_j
         self._spent = 0.0
-        self._memo = None  # (outcomes, ticks, tilde, level) of the last plan
+        # (outcomes, ticks, tilde, level) of the last plan
+        self._memo: tuple[TestOutcomes, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def _earned(self) -> float:
         """Initial wealth plus the payouts of the acceptances so far."""
@@ -130,7 +136,7 @@ class GammaWealthRule(Policy):
             tilde[a:a + rows] = np.add.accumulate(terms, axis=1)[:, -1]
         return tilde
 
-    def _schedule(self, outcomes: TestOutcomes):
+    def _schedule(self, outcomes: TestOutcomes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Ticks, unscaled levels, levels and decisions over a block, all rejected."""
         log_p, ticks = self._ticks(outcomes)
         clock = 1 + self._n_ticks + exclusive_cumsum(ticks)
@@ -217,7 +223,7 @@ class LORDPlusPlus(GammaWealthRule):
         return level
 
     def parameters(self) -> dict:
-        out = {"alpha": self.alpha, "w0": self.w0}
+        out: dict[str, Any] = {"alpha": self.alpha, "w0": self.w0}
         if self.gammai is not None:
             out["gammai"] = self.gammai
         return out
@@ -285,7 +291,7 @@ class SAFFRON(GammaWealthRule):
         return level / (1 - self.lambda_)
 
     def parameters(self) -> dict:
-        out = {"alpha": self.alpha, "w0": self.w0, "lambda_": self.lambda_}
+        out: dict[str, Any] = {"alpha": self.alpha, "w0": self.w0, "lambda_": self.lambda_}
         if self.gammai is not None:
             out["gammai"] = self.gammai
         return out
@@ -360,7 +366,7 @@ class ADDIS(GammaWealthRule):
         return level / (self.tau - self.lambda_)
 
     def parameters(self) -> dict:
-        out = {"alpha": self.alpha, "w0": self.w0, "lambda_": self.lambda_, "tau": self.tau}
+        out: dict[str, Any] = {"alpha": self.alpha, "w0": self.w0, "lambda_": self.lambda_, "tau": self.tau}
         if self.gammai is not None:
             out["gammai"] = self.gammai
         return out
@@ -416,7 +422,7 @@ class AlphaInvestingFDR(GammaWealthRule):
         return tilde
 
     def parameters(self) -> dict:
-        out = {"alpha": self.alpha, "w0": self.w0}
+        out: dict[str, Any] = {"alpha": self.alpha, "w0": self.w0}
         if self.gammai is not None:
             out["gammai"] = self.gammai
         return out

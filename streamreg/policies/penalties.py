@@ -63,7 +63,7 @@ class FixedPenalty(Policy):
         cut = self._F * df
         return Plan(
             accept=np.asarray(outcomes.llr) > cut,
-            level=stats.chi2.sf(cut, df),
+            level=np.asarray(stats.chi2.sf(cut, df)),
             wealth=np.full(len(outcomes), np.nan),
         )
 
@@ -93,7 +93,7 @@ class AIC(FixedPenalty):
 
     name = "aic"
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(penalty=2.0)
 
     def parameters(self) -> dict:
@@ -118,7 +118,7 @@ class BIC(FixedPenalty):
 
     name = "bic"
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(penalty=0.0)
 
     def _penalty(self) -> float:

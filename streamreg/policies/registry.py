@@ -1,7 +1,7 @@
 """Map ``method=`` strings to policy classes, so new rules need no change in the driver."""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from .base import Policy
 from .investing import AlphaInvesting, InformationInvesting
@@ -32,12 +32,36 @@ _REGISTRY: dict[str, Callable[..., Policy]] = {
 
 
 def register_policy(name: str, factory: Callable[..., Policy]) -> None:
-    """Make ``method=name`` build ``factory(**options)``."""
+    """Make ``method=name`` build ``factory(**options)``.
+
+    Examples
+    --------
+    >>> import numpy as np, streamreg as sr
+    >>> from streamreg.policies import AlphaInvesting, register_policy
+    >>> register_policy("cautious", lambda **options: AlphaInvesting(w0=0.01, alpha_delta=0.01, **options))
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 20)); y = X[:, 3] + 0.5 * rng.normal(size=80)
+    >>> sr.select(y, X, method="cautious").policy_description
+    'alpha-investing(w0=0.01, alpha_delta=0.01)'
+    >>> from streamreg.policies.registry import _REGISTRY
+    >>> del _REGISTRY["cautious"]  # leave the registry as shipped
+    """
     _REGISTRY[name.lower()] = factory
 
 
-def get_policy(method: "str | Policy", **options) -> Policy:
-    """Return a fresh policy for ``method`` (a registered name or a Policy instance)."""
+def get_policy(method: "str | Policy", **options: Any) -> Policy:
+    """Return a fresh policy for ``method`` (a registered name or a Policy instance).
+
+    Examples
+    --------
+    >>> from streamreg.policies import AlphaInvesting, get_policy
+    >>> get_policy("lord++", alpha=0.1)
+    lord++(alpha=0.1, w0=0.01)
+    >>> rule = AlphaInvesting(w0=0.05, alpha_delta=0.05)
+    >>> copy = get_policy(rule)  # an unstarted copy with the same parameters
+    >>> copy, copy is rule
+    (alpha-investing(w0=0.05, alpha_delta=0.05), False)
+    """
     if isinstance(method, Policy):
         if options:
             raise TypeError("options cannot be combined with a Policy instance; set them on the instance")

@@ -7,7 +7,7 @@ A user's finite sequence is zero beyond its end, as a finite vector is in ``onli
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -106,7 +106,7 @@ LORD_SEQUENCE = LazySequence(lord_gamma)
 SAFFRON_SEQUENCE = LazySequence(saffron_gamma)
 
 
-def user_sequence(values, total: float, what: str) -> tuple[float, ...] | None:
+def user_sequence(values: Sequence[float] | np.ndarray | None, total: float, what: str) -> tuple[float, ...] | None:
     """Validate a user gamma (or beta) vector as onlineFDR does; return it as a tuple."""
     if values is None:
         return None

@@ -6,6 +6,7 @@ Both follow ``onlineFDR`` (``LOND`` and ``Alpha_spending``) with its default seq
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -69,7 +70,7 @@ class LOND(Policy):
         self.n_accepted += int(bool(last_accepted and n))
 
     def parameters(self) -> dict:
-        out = {"alpha": self.alpha, "original": self.original}
+        out: dict[str, Any] = {"alpha": self.alpha, "original": self.original}
         if self.betai is not None:
             out["betai"] = self.betai
         return out
@@ -135,7 +136,7 @@ class AlphaSpending(Policy):
         self.n_accepted += int(bool(last_accepted))
 
     def parameters(self) -> dict:
-        out = {"alpha": self.alpha}
+        out: dict[str, Any] = {"alpha": self.alpha}
         if self.gammai is not None:
             out["gammai"] = self.gammai
         return out

@@ -14,7 +14,7 @@ Numbers are computed first, as statsmodels or R define them, and never formatted
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,7 @@ TYPE_PREDICT = ("link", "response")
 TYPE_RESIDUALS = ("deviance", "pearson")
 
 
-def check_level(conf_level) -> float:
+def check_level(conf_level: object) -> float:
     """``conf_level`` as a float in (0, 1), else a ValueError naming it."""
     if isinstance(conf_level, bool) or not isinstance(conf_level, (int, float, np.floating)) \
             or not 0 < float(conf_level) < 1:
@@ -46,7 +46,7 @@ def check_level(conf_level) -> float:
     return float(conf_level)
 
 
-def _choice(value, options: tuple[str, ...], name: str) -> str:
+def _choice(value: str, options: tuple[str, ...], name: str) -> str:
     if value not in options:
         raise ValueError(f"{name} must be one of {list(options)}, got {value!r}")
     return value
@@ -155,7 +155,7 @@ def glance_frame(res: StreamRegResults) -> pd.DataFrame:
 
 
 # -- augment -------------------------------------------------------------------------------------
-def working_weights(fit, family) -> np.ndarray:
+def working_weights(fit: Any, family: Any) -> np.ndarray:
     """IRLS weights at the fitted means: ``1 / (V(mu) g'(mu)^2)`` times the prior weights."""
     if is_ols(family):
         return np.ones(int(fit.nobs))
@@ -165,7 +165,7 @@ def working_weights(fit, family) -> np.ndarray:
     return family.weights(mu) * prior
 
 
-def hat_values(fit, family) -> np.ndarray:
+def hat_values(fit: Any, family: Any) -> np.ndarray:
     """Diagonal of the hat matrix of the weighted design, ``W^1/2 X (X'WX)^- X' W^1/2``.
 
     Computed from an SVD of the design with each column at a power-of-two scale (the hat

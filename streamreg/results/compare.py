@@ -13,8 +13,8 @@ from __future__ import annotations
 import html
 import re
 import textwrap
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,7 @@ _LTX = {"table_dec_above": r"\toprule", "header_dec_below": r"\midrule", "table_
         "block": r"\midrule", "data_aligns": "c", "header_align": "c", "stub": "%s", "header": "%s"}
 
 
-def compare(fits, names=None, *, statistic: str | None = "std_err", alpha: float = 0.05,
+def compare(fits: Any, names: Sequence[str] | None = None, *, statistic: str | None = "std_err", alpha: float = 0.05,
             stars: bool | Mapping[str, float] = False, float_format: str = "%.4f",
             title: str | None = None) -> ComparisonTable:
     """Several fits in one table: coefficients, selection rows and fit statistics.
@@ -170,20 +170,21 @@ class ComparisonTable:
         return pd.DataFrame([cells for _, cells in rows], index=index, columns=self.names, dtype=object)
 
     def _estimate(self, name: str, term: str) -> str:
-        value = self.params.at[term, name]
+        value = _cell(self.params, term, name)
         if np.isnan(value):
             return ""
         text = self._fmt % value
-        p = self.pvalues.at[term, name]
+        p = _cell(self.pvalues, term, name)
         marks = [symbol for symbol, level in self._stars.items() if p < level]
-        return text + (min(marks, key=self._stars.get) if marks else "")
+        return text + (min(marks, key=self._stars.__getitem__) if marks else "")
 
     def _under(self, i: int, name: str, term: str) -> str:
-        if np.isnan(self.params.at[term, name]):
+        if np.isnan(_cell(self.params, term, name)):
             return ""
         if self._statistic == "conf_int":
             low, high = self._ci[i].loc[term]
             return f"[{self._fmt % low}, {self._fmt % high}]"
+        assert self._statistic is not None  # no row under the estimate without a statistic
         table = {"std_err": self.bse, "tvalue": self.tvalues, "pvalue": self.pvalues}[self._statistic]
         return "(" + self._fmt % table.at[term, name] + ")"
 
@@ -192,7 +193,7 @@ class ComparisonTable:
             return ""
         return str(int(value)) if label == "Observations" else self._fmt % value
 
-    def _notes(self, streamreg_fits, results) -> list[str]:
+    def _notes(self, streamreg_fits: list[StreamRegResults | None], results: list[Any]) -> list[str]:
         notes = []
         if self._statistic is not None:
             notes.append(_STATISTICS[self._statistic].format(level=100 * (1 - self._alpha)))
@@ -220,7 +221,7 @@ class ComparisonTable:
         return notes
 
     # -- renderings --------------------------------------------------------------------
-    def _table(self, escape, *, title: bool = True) -> SimpleTable:
+    def _table(self, escape: Callable[[str], str], *, title: bool = True) -> SimpleTable:
         frame = self.to_frame()
         stubs = [escape(term if stat in ("estimate", "") else "") for _, term, stat in frame.index]
         table = SimpleTable([[escape(c) for c in row] for row in frame.to_numpy()],
@@ -287,7 +288,7 @@ class ComparisonTable:
 # ------------------------------------------------------------------------------------------
 
 
-def _named(fits, names) -> list[tuple[str, Any]]:
+def _named(fits: Any, names: Sequence[str] | None) -> list[tuple[str, Any]]:
     """(name, fit) pairs, checked."""
     if isinstance(fits, Mapping):
         keys, values = [str(k) for k in fits], list(fits.values())
@@ -314,7 +315,7 @@ def _named(fits, names) -> list[tuple[str, Any]]:
     return list(zip(keys, values))
 
 
-def _stars(stars) -> dict[str, float]:
+def _stars(stars: bool | Mapping[str, float] | None) -> dict[str, float]:
     if stars is True:
         return dict(DEFAULT_STARS)
     if stars is False or stars is None:
@@ -327,19 +328,24 @@ def _stars(stars) -> dict[str, float]:
     return dict(stars)
 
 
-def _is_statsmodels(fit) -> bool:
+def _is_statsmodels(fit: Any) -> bool:
     return all(hasattr(fit, a) for a in ("params", "bse", "pvalues", "model", "llf"))
 
 
-def _statsmodels(fit):
+def _statsmodels(fit: Any) -> Any:
     return fit.fit if isinstance(fit, StreamRegResults) else fit
 
 
-def _series(result, values) -> pd.Series:
+def _series(result: Any, values: Any) -> pd.Series:
     """Named values of a statsmodels result (results of arrays carry names on the model)."""
     if isinstance(values, pd.Series):
         return values.astype(float)
     return pd.Series(np.asarray(values, dtype=float), index=list(result.model.exog_names))
+
+
+def _cell(frame: pd.DataFrame, term: str, name: str) -> float:
+    """One number of a side-by-side table (pandas' stubs type a cell as any scalar)."""
+    return float(cast(float, frame.at[term, name]))
 
 
 def _side_by_side(names: list[str], columns: list[pd.Series]) -> pd.DataFrame:
@@ -348,14 +354,14 @@ def _side_by_side(names: list[str], columns: list[pd.Series]) -> pd.DataFrame:
     return pd.DataFrame({name: col.reindex(order) for name, col in zip(names, columns)}, index=order)
 
 
-def _ci_frame(result, alpha: float) -> pd.DataFrame:
+def _ci_frame(result: Any, alpha: float) -> pd.DataFrame:
     ci = result.conf_int(alpha=alpha)
     if isinstance(ci, pd.DataFrame):
         return ci
     return pd.DataFrame(np.asarray(ci), index=list(result.model.exog_names))
 
 
-def _fit_statistics(result) -> pd.Series:
+def _fit_statistics(result: Any) -> pd.Series:
     """Observations, log-likelihood, AIC, BIC, deviance or R-squared, as statsmodels defines them."""
     bic = result.bic_llf if hasattr(result, "bic_llf") else result.bic  # GLM's .bic is deviance-based
     return pd.Series({

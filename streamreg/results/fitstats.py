@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import patsy
@@ -23,7 +24,7 @@ import statsmodels.api as sm
 _FIXED_DISPERSION = (sm.families.Binomial, sm.families.Poisson, sm.families.NegativeBinomial)
 
 
-def estimates_dispersion(family) -> bool:
+def estimates_dispersion(family: Any) -> bool:
     """Whether the family's dispersion is estimated, and so counted as a parameter.
 
     True for the Gaussian (sigma), Gamma, inverse Gaussian and Tweedie families; False for
@@ -53,7 +54,7 @@ def has_intercept(rhs: str) -> bool:
     return any(not term.factors for term in desc.rhs_termlist)
 
 
-def model_rank(fit) -> int:
+def model_rank(fit: Any) -> int:
     """The number of estimated coefficients (the design's rank, R's ``fit$rank``).
 
     Examples
@@ -91,7 +92,7 @@ class InformationCriteria:
     bic: float
 
 
-def information_criteria(fit, family) -> InformationCriteria:
+def information_criteria(fit: Any, family: Any) -> InformationCriteria:
     """:class:`InformationCriteria` of a statsmodels refit, the dispersion counted as in R.
 
     Parameters
@@ -120,7 +121,7 @@ def information_criteria(fit, family) -> InformationCriteria:
     return InformationCriteria(llf=llf, df=df, aic=-2.0 * llf + 2.0 * df, bic=-2.0 * llf + math.log(n) * df)
 
 
-def null_deviance(fit, family, intercept: bool) -> tuple[float, int]:
+def null_deviance(fit: Any, family: Any, intercept: bool) -> tuple[float, int]:
     """R's ``null.deviance`` and ``df.null`` of a GLM refit.
 
     With an intercept the null model is the intercept alone (statsmodels' ``null_deviance``);
@@ -162,7 +163,7 @@ def null_deviance(fit, family, intercept: bool) -> tuple[float, int]:
     return float(dev), n
 
 
-def r_squared(fit, intercept: bool) -> tuple[float, float]:
+def r_squared(fit: Any, intercept: bool) -> tuple[float, float]:
     """R's ``r.squared`` and ``adj.r.squared`` of a least-squares refit.
 
     The total sum of squares is centred when the formula has an intercept and uncentred when

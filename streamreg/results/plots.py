@@ -76,9 +76,12 @@ def pvalue_plot(res: Any, ax: Any = None) -> Any:
         after = x.ffill().fillna(0.0)[skipped] + 0.5
         ax.scatter(after, np.ones(int(skipped.sum())), marker="|", color="C0", s=40,
                    label="skipped, not tested (constant or collinear)")
-    if h["level"].notna().any():
-        lev = h[tested & h["level"].notna()]
-        ax.step(lev["test"].astype(float), lev["level"], where="post", color="k", lw=1, label="level")
+    lev = h[tested & h["level"].notna()]
+    several = lev["stream"].nunique() > 1
+    for j, (name, rows) in enumerate(lev.groupby("stream", sort=False, observed=True)):
+        # one step line per stream: each stream's level runs on its own wealth
+        ax.step(rows["test"].astype(float), rows["level"], where="post", lw=1,
+                color=f"C{(j + 1) % 10}" if several else "k", label=f"level ({name})" if several else "level")
     ax.set_yscale("log")
     low = float(np.nanmin(np.r_[h["pvalue"].clip(lower=1e-300).to_numpy(dtype=float), h["level"].to_numpy(float), 1]))
     ax.set_ylim(bottom=low / 3, top=1.5)

@@ -7,19 +7,25 @@ on the training rows or on new data, so that ``statsmodels.formula.api`` refits
 
 Rows of new data with a missing value in a column the model uses get NaN predictions, as
 statsmodels' ``predict`` gives them; the other rows are predicted as usual.
+
+An offset or exposure is part of the prediction, as in statsmodels' ``GLMResults.predict``:
+on the refit's rows the model's own; on new data the values in the column it was given as
+(``offset="col"``: a column the new data must have, as R's ``predict`` reads it), and
+statsmodels' default (offset 0, exposure 1) when it was given as an array.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import patsy
+import statsmodels.api as sm
 
 from ..formula.names import variables
-from ..models import is_ols
 
 if TYPE_CHECKING:
+    from ..models.base import ObservationWeights
     from .results import StreamRegResults
 
 
@@ -58,6 +64,26 @@ def _pca_maps(res: StreamRegResults, used: set[str]) -> list:
     return [m for m in (derived.pca if derived else []) if used & set(m.names)]
 
 
+def _weights(res: StreamRegResults) -> ObservationWeights | None:
+    """The refit's offset and weights (None for results without any, or pickled before them)."""
+    w = getattr(res, "_weights", None)
+    return None if w is None or w.empty else w
+
+
+def offset_columns(res: StreamRegResults) -> list[str]:
+    """Data columns holding the offset or exposure (new data need them to be predicted)."""
+    w = _weights(res)
+    if w is None:
+        return []
+    return list(dict.fromkeys(w.names[k] for k in ("offset", "exposure") if k in w.names))
+
+
+def role_columns(res: StreamRegResults) -> list[str]:
+    """Data columns holding the offset, exposure or weights of the refit."""
+    w = _weights(res)
+    return [] if w is None else list(dict.fromkeys(w.names.values()))
+
+
 def required_columns(res: StreamRegResults) -> list[str]:
     """The columns new data must have: the model's variables, the sources of its components.
 
@@ -73,13 +99,13 @@ def required_columns(res: StreamRegResults) -> list[str]:
     """
     used = model_variables(res)
     generated = _generated(res)
-    need = {c for c in used if c not in generated}
+    need = {c for c in used if c not in generated} | set(offset_columns(res))
     for m in _pca_maps(res, set(used)):
         need |= set(m.columns)
     return [c for c in res._train.columns if c in need]
 
 
-def check_newdata(res: StreamRegResults, newdata) -> None:
+def check_newdata(res: StreamRegResults, newdata: object) -> None:
     """Refuse new data that is not a DataFrame or lacks a column the model needs."""
     if not isinstance(newdata, pd.DataFrame):
         raise TypeError("newdata must be a pandas DataFrame with the model's columns")
@@ -101,7 +127,10 @@ def model_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None) -> p
     Returns
     -------
     DataFrame
-        On the rows of ``newdata`` (or the refit's rows), with the response first.
+        On the rows of ``newdata`` (or the refit's rows), with the response first, and last
+        the columns given as ``offset=``, ``exposure=``, ``freq_weights=`` or
+        ``var_weights=`` (those present in ``newdata``), so that
+        ``smf.glm(fit.selected_formula, frame, offset=frame[col], ...)`` refits the model.
 
     Examples
     --------
@@ -120,6 +149,7 @@ def model_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None) -> p
     if newdata is None:
         source = res._train
         columns = ([response] if response in source.columns else []) + used
+        columns += [c for c in role_columns(res) if c in source.columns and c not in columns]
         return source.loc[:, columns].copy()
     check_newdata(res, newdata)
     generated = _generated(res)
@@ -132,7 +162,10 @@ def model_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None) -> p
         for j, name in enumerate(m.names):
             if name in wanted:
                 out[name] = scores[:, j]
-    return out.loc[:, head + used]
+    roles = [c for c in role_columns(res) if c in newdata.columns and c not in head + used]
+    for c in roles:
+        out[c] = newdata[c]
+    return out.loc[:, head + used + roles]
 
 
 def complete_rows(res: StreamRegResults, newdata: pd.DataFrame) -> np.ndarray:
@@ -158,27 +191,60 @@ def design_rows(res: StreamRegResults, newdata: pd.DataFrame | None) -> pd.DataF
     return pd.DataFrame(full, index=newdata.index, columns=list(res.params.index))
 
 
+def offsets(res: StreamRegResults, newdata: pd.DataFrame | None) -> dict[str, np.ndarray]:
+    """``offset=`` / ``exposure=`` for statsmodels' ``predict`` on ``newdata`` (the refit's rows if None).
+
+    The model's own on its rows; on new data, the values of the column the option named
+    (NaN where missing: those rows are predicted as NaN), else none (statsmodels' default:
+    offset 0, exposure 1).
+    """
+    w = _weights(res)
+    if w is None:
+        return {}
+    out: dict[str, np.ndarray] = {}
+    for name in ("offset", "exposure"):
+        values = getattr(w, name)
+        if values is None:
+            continue
+        if newdata is None:
+            out[name] = values
+        elif name in w.names:
+            column = pd.to_numeric(newdata[w.names[name]], errors="coerce").to_numpy(dtype=float)
+            if name == "exposure":
+                with np.errstate(invalid="ignore", divide="ignore"):  # statsmodels takes its log
+                    column = np.where(column > 0, column, np.nan)
+            out[name] = column
+    return out
+
+
 def predict_values(res: StreamRegResults, newdata: pd.DataFrame | None, *, linear: bool) -> pd.Series:
-    """The predicted mean (or linear predictor) on ``newdata``; NaN on incomplete rows."""
+    """The predicted mean (or linear predictor) on ``newdata``; NaN on incomplete rows.
+
+    An offset or exposure is added to the linear predictor (see :func:`offsets`).
+    """
     x = design_rows(res, newdata)
-    with np.errstate(over="ignore", invalid="ignore"):  # exp overflow saturates; NaN rows stay NaN
-        if is_ols(res.family):  # OLS: identity link, the mean is the linear predictor
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # exp overflow saturates; NaN rows stay NaN
+        if not isinstance(res.fit.model, sm.GLM):  # least squares: the mean is the linear predictor
             pred = np.asarray(res.fit.predict(x.to_numpy()))
         else:
-            pred = np.asarray(res.fit.predict(x.to_numpy(), which="linear" if linear else "mean"))
+            pred = np.asarray(res.fit.predict(x.to_numpy(), which="linear" if linear else "mean",
+                                              **offsets(res, newdata)))
     return pd.Series(pred, index=x.index, name="prediction")
 
 
-def get_prediction(res: StreamRegResults, newdata: pd.DataFrame | None, *, linear: bool):
+def get_prediction(res: StreamRegResults, newdata: pd.DataFrame | None, *, linear: bool) -> Any:
     """statsmodels' prediction results of the refit on ``newdata`` (rows labelled by its index).
 
     Least squares: statsmodels' ``PredictionResults`` (mean and observation intervals).
     GLMs: ``get_prediction(which="mean")`` -- intervals computed on the link scale and
-    transformed -- or ``which="linear"``.
+    transformed -- or ``which="linear"``.  Least squares refit as a Gaussian GLM (with an offset or
+    frequency weights) gives the GLM's prediction results; an offset or exposure enters as
+    in :func:`predict_values`.
     """
     x = design_rows(res, newdata)
     labels = list(x.index)
-    with np.errstate(over="ignore", invalid="ignore"):
-        if is_ols(res.family):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if not isinstance(res.fit.model, sm.GLM):
             return res.fit.get_prediction(x.to_numpy(), row_labels=labels)
-        return res.fit.get_prediction(x.to_numpy(), which="linear" if linear else "mean", row_labels=labels)
+        return res.fit.get_prediction(x.to_numpy(), which="linear" if linear else "mean", row_labels=labels,
+                                      **offsets(res, newdata))

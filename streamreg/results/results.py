@@ -1,7 +1,7 @@
 """StreamRegResults: the final refit plus the whole selection story."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 import pandas as pd
@@ -10,9 +10,13 @@ from ..formula.design import design_matrix
 from ..models import is_ols
 from . import broom, prediction
 from .fitstats import information_criteria
-from .summary import add_selection_block
+from .summary import StreamRegSummary, add_selection_block
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from statsmodels.iolib.summary import Summary
+
+    from ..models.base import ObservationWeights
     from .selected import SelectedModel, SelectionRecord
 
 
@@ -40,17 +44,35 @@ class StreamRegResults:
     Results are built by :func:`~streamreg.results.selected.fit_selected` from the selected
     model and the record of its selection (keyword-only ``model``, ``selection``, ``fit``
     and ``refit_warnings``).
+
+    Examples
+    --------
+    >>> import streamreg as sr
+    >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+    >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+    >>> fit
+    <StreamRegResults: 'y ~ 1 + x2'; selected 1 (x2)>
+    >>> fit.selected[["order", "term", "stream", "test"]]
+       order term stream  test
+    0      1   x2     x*     2
+    >>> fit.params.round(3)
+    Intercept    0.056
+    x2           1.017
+    dtype: float64
     """
 
-    def __init__(self, *, model: SelectedModel, selection: SelectionRecord, fit,
-                 refit_warnings: list[str] | None = None):
+    #: the refit's offset and weights, set by ``fit_selected`` (absent from older pickles)
+    _weights: ObservationWeights | None
+
+    def __init__(self, *, model: SelectedModel, selection: SelectionRecord, fit: Any,
+                 refit_warnings: list[str] | None = None) -> None:
         self.fit = fit
         #: problems statsmodels reported when refitting the selected terms (plain language)
         self.refit_warnings = list(refit_warnings or [])
         search = selection.search
         self.search = search
         self.selected = search.selected
-        self._history = None  # the search's history as the rule explains it, built on first access
+        self._history: pd.DataFrame | None = None  # the search's history as the rule explains it, built on first access
         self.per_stream = search.per_stream
         self.history_mode = getattr(search, "history_mode", "full")
         self.stopped_by = search.stopped_by
@@ -117,6 +139,19 @@ class StreamRegResults:
         return int(self.fit.nobs)
 
     def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
+        """Confidence intervals of the refit's coefficients at level ``1 - alpha`` (statsmodels').
+
+        They ignore the selection (see :meth:`summary`).
+
+        Examples
+        --------
+        >>> import streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05).conf_int().round(3)
+                       0      1
+        Intercept -0.131  0.243
+        x2         0.811  1.223
+        """
         return self.fit.conf_int(alpha=alpha)
 
     @property
@@ -218,7 +253,7 @@ class StreamRegResults:
         return pd.DataFrame(np.asarray(self.fit.cov_params(), dtype=float), index=names, columns=names)
 
     @property
-    def model(self):
+    def model(self) -> NoReturn:
         """Not available: a streamreg result is not a statsmodels model's result.
 
         statsmodels' ``summary_col`` reads ``results.model``; pass the refits,
@@ -304,7 +339,7 @@ class StreamRegResults:
         """
         return prediction.predict_values(self, newdata, linear=linear)
 
-    def get_prediction(self, newdata: pd.DataFrame | None = None, *, linear: bool = False):
+    def get_prediction(self, newdata: pd.DataFrame | None = None, *, linear: bool = False) -> Any:
         """statsmodels' prediction results on ``newdata`` (the refit's rows if None).
 
         Delegates to the refit's ``get_prediction`` on the design of ``newdata``: standard
@@ -379,7 +414,15 @@ class StreamRegResults:
 
     # the selection story ----------------------------------------------------------
     def guarantee(self) -> str:
-        """What the rule guarantees, under which assumption (statistics.md section 1)."""
+        """What the rule guarantees, under which assumption (statistics.md section 1).
+
+        Examples
+        --------
+        >>> import streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> print(sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05).guarantee())
+        mFDR = E[V]/(E[R] + 1) <= 0.05 (V false, R all selections), valid when each null p-value is super-uniform given the past tests.
+        """
         text = self.policy.guarantee()
         if self.order_used_y:
             text += (f" VOID here: the order of stream(s) {self.order_used_y} was chosen by a "
@@ -392,16 +435,40 @@ class StreamRegResults:
 
         The rule computes it (:meth:`~streamreg.policies.Policy.false_selection_estimate`)
         from the number of selections and the wealth left over all streams.
+
+        Examples
+        --------
+        >>> import streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> round(fit.false_selection_estimate(), 4)  # 0.05 * 1 + 0.05 - final wealth
+        0.0427
+        >>> round(0.05 * 1 + 0.05 - float(fit.per_stream["final_wealth"].sum()), 4)
+        0.0427
         """
         w_final = float(np.nansum(self.per_stream["final_wealth"]))
         return self.policy.false_selection_estimate(len(self.selected), w_final)
 
-    def summary(self, alpha: float = 0.05):
-        """statsmodels ``Summary`` with the selection block above the coefficients."""
+    def summary(self, alpha: float = 0.05) -> StreamRegSummary:
+        """statsmodels ``Summary`` with the selection block above the coefficients.
+
+        Its ``as_text()``, ``as_html()`` and ``as_latex()`` render it; the notes say what
+        the rule guarantees and that the refit's p-values ignore the selection.
+
+        Examples
+        --------
+        >>> import streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> text = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05).summary().as_text()
+        >>> "Selection method:   alpha-investing(w0=0.05, alpha_delta=0.05)" in text
+        True
+        >>> "Candidates tested:  3" in text and "not valid post-selection p-values" in text
+        True
+        """
         smry = self.fit.summary(alpha=alpha)
         return add_selection_block(smry, self)
 
-    def summary2(self, alpha: float = 0.05, float_format: str = "%.4f"):
+    def summary2(self, alpha: float = 0.05, float_format: str = "%.4f") -> Summary:
         """statsmodels' ``summary2()`` of the refit with the selection tables and notes.
 
         Examples
@@ -458,11 +525,21 @@ class StreamRegResults:
         return broom.glance_frame(self)
 
     # plots -----------------------------------------------------------------------
-    def plot_wealth(self, ax=None):
+    def plot_wealth(self, ax: Axes | None = None) -> Axes:
         """Wealth per stream against the test index; returns the Axes.
 
         With ``history="none"`` the wealth was kept at the acceptances only: those points
         are plotted (joined per stream) and the title says so.
+
+        Examples
+        --------
+        >>> import streamreg as sr
+        >>> from matplotlib.figure import Figure
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> ax = fit.plot_wealth(ax=Figure().subplots())
+        >>> ax.get_xlabel(), ax.get_ylabel()
+        ('test', 'wealth')
         """
         import matplotlib.pyplot as plt
 
@@ -486,33 +563,69 @@ class StreamRegResults:
         ax.legend(loc="best", fontsize="small")
         return ax
 
-    def plot_pvalues(self, ax=None):
+    def plot_pvalues(self, ax: Axes | None = None) -> Axes:
         """p-values of every test (log scale) against the level in force; returns the Axes.
 
         Needs the full history: raises ValueError after ``history="none"``.
+
+        Examples
+        --------
+        >>> import streamreg as sr
+        >>> from matplotlib.figure import Figure
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> ax = fit.plot_pvalues(ax=Figure().subplots())
+        >>> ax.get_ylabel(), ax.get_yscale()
+        ('p-value', 'log')
         """
         if not self.history_kept:
             raise ValueError("plot_pvalues needs the p-value of every test, but the history was not kept "
                              f"(history='none'; only the {len(self.history)} selected and refused terms are "
                              "recorded): rerun with history='full' to plot it")
-        import matplotlib.pyplot as plt
+        from .plots import pvalue_plot
 
-        ax = ax or plt.gca()
-        h = self.history[self.history["test"].notna()]
-        t = h["test"].astype(float)
-        ax.scatter(t, h["pvalue"].clip(lower=1e-300), s=6, c=np.where(h["accepted"], "C3", "C0"))
-        if h["level"].notna().any():  # rules that compare bits, not p-values, have no level
-            ax.plot(t, h["level"], color="k", lw=1, label="level")
-            ax.legend(loc="best", fontsize="small")
-        ax.set_yscale("log")
-        ax.set_xlabel("test")
-        ax.set_ylabel("p-value")
-        return ax
+        return pvalue_plot(self, ax=ax)
+
+    def plot_selection_path(self, ax: Axes | None = None) -> Axes:
+        """Wealth and level of each stream along the tests, acceptances marked; returns the Axes.
+
+        See :func:`streamreg.results.plots.selection_path_plot`.
+
+        Examples
+        --------
+        >>> import streamreg as sr
+        >>> from matplotlib.figure import Figure
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> fit.plot_selection_path(ax=Figure().subplots()).get_yscale()
+        'log'
+        """
+        from .plots import selection_path_plot
+
+        return selection_path_plot(self, ax=ax)
+
+    def plot_coefficients(self, ax: Axes | None = None, *, alpha: float = 0.05, intercept: bool = False) -> Axes:
+        """Refit estimates with their nominal ``1 - alpha`` intervals; returns the Axes.
+
+        See :func:`streamreg.results.plots.coefficient_plot` (the intervals ignore the selection).
+
+        Examples
+        --------
+        >>> import streamreg as sr
+        >>> from matplotlib.figure import Figure
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> [t.get_text() for t in fit.plot_coefficients(ax=Figure().subplots()).get_yticklabels()]
+        ['x2']
+        """
+        from .plots import coefficient_plot
+
+        return coefficient_plot(self, ax=ax, alpha=alpha, intercept=intercept)
 
     def __repr__(self) -> str:
         terms = ", ".join(self.selected_terms) or "none"
         return f"<StreamRegResults: {self.selected_formula!r}; selected {len(self.selected)} ({terms})>"
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return self.__dict__.copy()
 

@@ -17,6 +17,7 @@ import pandas as pd
 import statsmodels.api as sm
 
 from ..formula.design import design_matrix
+from ..models.base import NO_WEIGHTS, ObservationWeights
 from ..search.streamwise import SearchResult
 from ..streams.generated import DerivedColumns
 from .refit import RefitWarning, refit
@@ -54,6 +55,8 @@ class SelectedModel:
     functions : mapping, optional
         The formula's functions that the terms call, as
         :func:`~streamreg.formula.namespace.term_functions` gives them.
+    weights : ObservationWeights, optional
+        Offset, exposure and weights on the rows of ``train`` (none by default).
     """
 
     rhs: str
@@ -64,6 +67,7 @@ class SelectedModel:
     family: sm.families.Family
     derived: DerivedColumns | None = None
     functions: Mapping[str, Callable] = field(default_factory=dict)
+    weights: ObservationWeights = NO_WEIGHTS
 
 
 @dataclass(frozen=True, eq=False)
@@ -144,9 +148,11 @@ def fit_selected(model: SelectedModel, selection: SelectionRecord) -> StreamRegR
     """
     x = design_matrix(model.rhs, model.train, model.train, model.derived, model.functions)
     y = pd.Series(model.y, index=x.index, name=model.response_name)
-    fit, problems = refit(y, x, model.family)
+    fit, problems = refit(y, x, model.family, model.weights)
     if problems:
         # stacklevel 3: the user's call of streamreg() or select(), which called this
         warnings.warn("the refit of the selected terms is unreliable: " + "; ".join(problems)
                       + " (see summary())", RefitWarning, stacklevel=3)
-    return StreamRegResults(model=model, selection=selection, fit=fit, refit_warnings=problems)
+    results = StreamRegResults(model=model, selection=selection, fit=fit, refit_warnings=problems)
+    results._weights = model.weights  # offset, exposure and weights of the refit (read by predictions)
+    return results

@@ -7,6 +7,7 @@ a statsmodels ``Summary`` so text, HTML and LaTeX come for free.
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 import numpy as np
 import statsmodels.api as sm
@@ -15,8 +16,11 @@ from statsmodels.iolib.table import SimpleTable
 
 from .latex import latex_escape, latex_tabular, note_paragraphs
 
+if TYPE_CHECKING:
+    from .results import StreamRegResults
 
-def selection_facts(res) -> list[tuple[str, str]]:
+
+def selection_facts(res: StreamRegResults) -> list[tuple[str, str]]:
     """(label, value) pairs describing how the terms were chosen."""
     per = res.per_stream
     facts = [
@@ -43,7 +47,7 @@ def selection_facts(res) -> list[tuple[str, str]]:
     return facts
 
 
-def stream_rows(res) -> list[list[str]]:
+def stream_rows(res: StreamRegResults) -> list[list[str]]:
     rows = []
     for name, row in res.per_stream.iterrows():
         w = row["final_wealth"]
@@ -52,7 +56,7 @@ def stream_rows(res) -> list[list[str]]:
     return rows
 
 
-def notes(res) -> list[str]:
+def notes(res: StreamRegResults) -> list[str]:
     lines = [res.guarantee()]
     est = res.false_selection_estimate()
     if est is not None:
@@ -91,7 +95,7 @@ class StreamRegSummary(Summary):
         Needs ``\\usepackage{booktabs}`` in the document.
         """
         notes_table = getattr(self, "_notes_table", None)
-        parts = []
+        parts: list[str] = []
         for table in self.tables:
             if table is notes_table:  # wrapped lines of prose: paragraphs in LaTeX
                 parts.extend(latex_escape(note) for note in self._notes)
@@ -102,7 +106,7 @@ class StreamRegSummary(Summary):
         return "\n\n".join(parts)
 
 
-def add_selection_block(summary: Summary, res, width: int = 78) -> Summary:
+def add_selection_block(summary: Summary, res: StreamRegResults, width: int = 78) -> StreamRegSummary:
     """Insert the selection tables after the model header of a statsmodels Summary."""
     summary.__class__ = StreamRegSummary
     facts = selection_facts(res)

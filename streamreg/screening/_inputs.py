@@ -6,7 +6,7 @@ Each error says what was wrong *and* what to do about it.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Literal, Sequence, TypeAlias, cast, overload
 
 import numpy as np
 import pandas as pd
@@ -19,11 +19,26 @@ __all__ = [
     "check_bins",
     "is_classification",
     "LabelCoder",
+    "Matrix",
 ]
+
+#: a float64 matrix as the screening code sees it: dense, or sparse in CSC or CSR format
+#: (``scipy.sparse`` matrices or arrays); the code branches on ``sp.issparse``
+Matrix: TypeAlias = np.ndarray | sp.csc_matrix | sp.csr_matrix | sp.csc_array | sp.csr_array
 
 
 def _default_names(p: int) -> list[str]:
     return [f"x{j}" for j in range(p)]
+
+
+@overload
+def as_matrix(X: Any, feature_names: Sequence[str] | None = None, *, sparse_format: str = "csc",
+              want_names: Literal[True] = True) -> tuple[Matrix, list[str]]: ...
+
+
+@overload
+def as_matrix(X: Any, feature_names: Sequence[str] | None = None, *, sparse_format: str = "csc",
+              want_names: bool) -> tuple[Matrix, list[str] | None]: ...
 
 
 def as_matrix(
@@ -32,7 +47,7 @@ def as_matrix(
     *,
     sparse_format: str = "csc",
     want_names: bool = True,
-) -> tuple[np.ndarray | sp.spmatrix, list[str] | None]:
+) -> tuple[Matrix, list[str] | None]:
     """Return ``(matrix, names)`` with a float64 matrix and one name per column.
 
     DataFrames keep their column names; other input gets ``x0, x1, ...`` unless
@@ -51,11 +66,11 @@ def as_matrix(
             raise ValueError(
                 f"columns {bad} are not numeric; encode them first (for example with "
                 "pandas.get_dummies or a formula) before screening")
-        names = [str(c) for c in X.columns]
-        M: np.ndarray | sp.spmatrix = X.to_numpy(dtype=np.float64)
+        names: list[str] | None = [str(c) for c in X.columns]
+        M: Matrix = X.to_numpy(dtype=np.float64)
     elif sp.issparse(X):
-        M = X.asformat(sparse_format).astype(np.float64)
-        names = None  # type: ignore[assignment]
+        M = cast(Matrix, cast(Any, X).asformat(sparse_format).astype(np.float64))
+        names = None
     else:
         arr = np.asarray(X)
         if arr.dtype.kind not in "biuf":
@@ -63,13 +78,14 @@ def as_matrix(
                 f"X has dtype {arr.dtype}, which is not numeric; convert or encode the "
                 "columns to numbers before screening")
         M = arr.astype(np.float64, copy=False)
-        names = None  # type: ignore[assignment]
+        names = None
     if M.ndim == 1:
         raise ValueError("X is 1-D; pass a 2-D matrix (use X.reshape(-1, 1) for one feature)")
     if M.ndim != 2:
         raise ValueError(f"X must be 2-D, got {M.ndim} dimensions")
     data = M.data if sp.issparse(M) else M
     if not np.all(np.isfinite(data)):
+        cols: np.ndarray
         if sp.issparse(M):
             cols = np.unique(M.tocoo().col[~np.isfinite(M.tocoo().data)])
         else:

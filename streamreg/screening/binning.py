@@ -15,12 +15,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import tuples as tl
-from ._inputs import as_matrix, check_bins
+from ._inputs import Matrix, as_matrix, check_bins
 
 __all__ = ["bin_counts", "bin_codes", "exact_tuples"]
 
 
-def exact_tuples(X: np.ndarray | sp.spmatrix, codes: np.ndarray, n_classes: int,
+def exact_tuples(X: Matrix, codes: np.ndarray, n_classes: int,
                  weight: np.ndarray | None = None) -> tl.TupleList:
     """Exact per-feature tuples of ``X`` with class ``codes`` (sparse zeros as one tuple)."""
     n, p = X.shape

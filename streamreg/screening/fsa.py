@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ._inputs import as_matrix, as_response, encode_labels
+from ._inputs import Matrix, as_matrix, as_response, encode_labels
 
 __all__ = ["fsa", "fsa_schedule", "FSAResult"]
 
@@ -57,6 +57,20 @@ class FSAResult:
         ``M_e`` for each iteration.
     loss : ndarray
         Training loss after each iteration (mean squared error / 2 or mean log-loss).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from streamreg import screening
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 30)); y = X[:, 3] - 2 * X[:, 7] + 0.1 * rng.normal(size=200)
+    >>> result = screening.fsa(X, y, k=2, n_iter=200)
+    >>> result.support
+    ['x7', 'x3']
+    >>> result.coef.round(2)
+    x7   -1.98
+    x3    0.99
+    Name: coef, dtype: float64
     """
 
     support: list
@@ -67,7 +81,7 @@ class FSAResult:
     loss: np.ndarray = field(repr=False)
 
 
-def _lipschitz(Z: np.ndarray | sp.spmatrix, n: int, rng: np.random.Generator,
+def _lipschitz(Z: Matrix, n: int, rng: np.random.Generator,
                n_power: int = 50) -> float:
     """Largest eigenvalue of ``[Z 1]^T [Z 1] / n`` by power iteration (an upper bound)."""
     v = rng.normal(size=Z.shape[1] + 1)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ._inputs import Matrix
+
 __all__ = ["relieff", "rrelieff"]
 
 
-def _range_scaled(X: np.ndarray | sp.spmatrix) -> np.ndarray | sp.csr_matrix:
+def _range_scaled(X: Matrix) -> np.ndarray | sp.csr_matrix:
     if sp.issparse(X):
         A = sp.csr_matrix(X)
         lo = A.min(axis=0).toarray().ravel()  # scipy counts the implicit zeros
@@ -55,7 +57,7 @@ def _weighted_absdiff(Z: np.ndarray | sp.csr_matrix, nbr: np.ndarray,
     return coef @ np.abs(Z - Z[nbr])
 
 
-def relieff(X: np.ndarray | sp.spmatrix, codes: np.ndarray, n_neighbors: int = 10
+def relieff(X: Matrix, codes: np.ndarray, n_neighbors: int = 10
             ) -> np.ndarray:
     """ReliefF weights; with ``n_neighbors=1`` and two classes this is Relief (2.3).
 
@@ -82,7 +84,7 @@ def relieff(X: np.ndarray | sp.spmatrix, codes: np.ndarray, n_neighbors: int = 1
     return W
 
 
-def rrelieff(X: np.ndarray | sp.spmatrix, y: np.ndarray, n_neighbors: int = 10,
+def rrelieff(X: Matrix, y: np.ndarray, n_neighbors: int = 10,
              sigma: float = 50.0) -> np.ndarray:
     """RReliefF weights (2.22) with rank-based neighbour weights ``exp(-(rank/sigma)^2)``."""
     Z = _range_scaled(X)

@@ -13,7 +13,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from . import criteria
-from ._inputs import as_matrix, as_response, check_bins, encode_labels, is_classification
+from ._inputs import Matrix, as_matrix, as_response, check_bins, encode_labels, is_classification
 from .binning import bin_codes, exact_tuples
 from .mrmr import mrmr_order
 from .neighbors import relieff, rrelieff
@@ -38,7 +38,14 @@ _ALIASES = {
 
 
 def canonical_method(method: str) -> str:
-    """Normalise a method name (case, '-', '_' and spaces ignored; common aliases)."""
+    """Normalise a method name (case, '-', '_' and spaces ignored; common aliases).
+
+    Examples
+    --------
+    >>> from streamreg.screening import canonical_method
+    >>> canonical_method("Information Gain"), canonical_method("T-score"), canonical_method("chi_2")
+    ('mi', 't', 'chi2')
+    """
     if not isinstance(method, str):
         raise ValueError(f"method must be a string, got {type(method).__name__}")
     key = "".join(ch for ch in method.lower() if ch.isalnum())
@@ -49,7 +56,7 @@ def canonical_method(method: str) -> str:
     return key
 
 
-def class_moments(X: np.ndarray | sp.spmatrix, codes: np.ndarray, n_classes: int
+def class_moments(X: Matrix, codes: np.ndarray, n_classes: int
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-class count ``W (C,)``, mean ``(C, p)`` and centred sum of squares ``(C, p)``."""
     W = np.bincount(codes, minlength=n_classes).astype(np.float64)
@@ -73,7 +80,7 @@ def class_moments(X: np.ndarray | sp.spmatrix, codes: np.ndarray, n_classes: int
     return W, mean, m2
 
 
-def _correlation(X: np.ndarray | sp.spmatrix, y: np.ndarray) -> np.ndarray:
+def _correlation(X: Matrix, y: np.ndarray) -> np.ndarray:
     yc = y - y.mean()
     if sp.issparse(X):
         n = X.shape[0]

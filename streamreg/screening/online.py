@@ -19,7 +19,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from . import criteria
-from ._inputs import LabelCoder, as_matrix, as_response, check_bins
+from ._inputs import LabelCoder, Matrix, as_matrix, as_response, check_bins
 from .offline import canonical_method, rank, top
 from .sketch import QuantileSketch
 
@@ -46,7 +46,7 @@ class _OnlineBase:
         self.n_features_: int | None = None
         self.n_seen_ = 0
 
-    def _check_chunk(self, X: Any, y: Any) -> tuple[np.ndarray | sp.spmatrix, np.ndarray]:
+    def _check_chunk(self, X: Any, y: Any) -> tuple[Matrix, np.ndarray]:
         first = self.n_features_ is None
         M, names = as_matrix(X, self._names if first else None, sparse_format="csr",
                              want_names=first)
@@ -68,6 +68,7 @@ class _OnlineBase:
     def _series(self, values: np.ndarray) -> pd.Series:
         if self.n_features_ is None:
             raise ValueError("no data yet; call partial_fit first")
+        assert self._names is not None  # named by the first chunk
         s = pd.Series(values, index=pd.Index(self._names), name=self.method)
         s.attrs.update(method=self.method, n_seen=self.n_seen_, fading=self.fading)
         return s
@@ -77,6 +78,11 @@ class _OnlineBase:
             raise ValueError(
                 f"only {present} class(es) seen so far; scores need rows from at least "
                 "two classes - feed more data")
+
+    @property
+    def scores_(self) -> pd.Series:
+        """Score of each feature so far (defined by each screener)."""
+        raise NotImplementedError
 
     @property
     def ranking_(self) -> pd.Series:
@@ -172,7 +178,7 @@ class OnlineMomentScreener(_OnlineBase):
             wx = f[A.row] * A.data
             s1 = np.bincount(key, weights=wx, minlength=C * p).reshape(C, p)
             s2 = np.bincount(key, weights=wx * A.data, minlength=C * p).reshape(C, p)
-            touched = np.unique(A.col)
+            touched: np.ndarray = np.unique(A.col)
         else:
             Z = M - self._shift
             onehot = np.zeros((m, C))

@@ -29,11 +29,13 @@ faded mass of exactly the zeros seen.
 from __future__ import annotations
 
 import math
+from typing import overload
 
 import numpy as np
 import scipy.sparse as sp
 
 from . import tuples as tl
+from ._inputs import Matrix
 
 __all__ = ["QuantileSketch"]
 
@@ -88,6 +90,12 @@ class QuantileSketch:
         """Tuples kept per feature at ``level`` (0 = a flushed buffer)."""
         return math.ceil((level + 1) * (level + 2) / self.eps)
 
+    @overload
+    def _decay(self, steps: int) -> float: ...
+
+    @overload
+    def _decay(self, steps: np.ndarray) -> np.ndarray: ...
+
     def _decay(self, steps: int | np.ndarray) -> float | np.ndarray:
         if self.alpha is None:
             return 1.0 if np.isscalar(steps) else np.ones(np.shape(steps))
@@ -100,7 +108,7 @@ class QuantileSketch:
             self.n_classes = n_classes
 
     # -- input ---------------------------------------------------------------------
-    def update(self, X: np.ndarray | sp.spmatrix, codes: np.ndarray) -> None:
+    def update(self, X: Matrix, codes: np.ndarray) -> None:
         """Add rows ``X`` (dense or sparse) with class ``codes`` (ints ``>= 0``)."""
         m = X.shape[0]
         if X.shape[1] != self.p:
@@ -115,7 +123,7 @@ class QuantileSketch:
                 self._flush()
         self._cache = None
 
-    def _push(self, X: np.ndarray | sp.spmatrix, codes: np.ndarray) -> None:
+    def _push(self, X: Matrix, codes: np.ndarray) -> None:
         m = X.shape[0]
         times = self.n_seen + 1 + np.arange(m)
         end = self.n_seen + m
@@ -163,10 +171,11 @@ class QuantileSketch:
         while True:
             if len(self.levels) <= level:
                 self.levels.extend([None] * (level + 1 - len(self.levels)))
-            if self.levels[level] is None:
+            stored = self.levels[level]
+            if stored is None:
                 self.levels[level] = s
                 break
-            s = tl.prune(tl.merge(s, self.levels[level]), self.prune_size(level))
+            s = tl.prune(tl.merge(s, stored), self.prune_size(level))
             self.levels[level] = None
             level += 1
 

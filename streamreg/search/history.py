@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from enum import IntEnum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -136,7 +136,7 @@ class HistoryRecorder:
         """Rows stored so far."""
         return sum(self._sizes) + len(self._rows)
 
-    def add(self, stream: str, names: Sequence[str], **cols) -> None:
+    def add(self, stream: str, names: Sequence[str], **cols: Any) -> None:
         """Rows for the candidates ``names`` of ``stream``: each column an array or a scalar."""
         m = len(names)
         if m == 0:
@@ -157,7 +157,7 @@ class HistoryRecorder:
         for f in self._fields:
             self._chunks[f].append(np.broadcast_to(np.asarray(cols[f]), (m,)).copy())
 
-    def add_row(self, stream: str, term: str, **cols) -> None:
+    def add_row(self, stream: str, term: str, **cols: Any) -> None:
         """One row (scalars); cheap, as the penalised searches add a row per arriving term."""
         if self.keep == "none" and cols["status"] not in _KEPT_WITHOUT_HISTORY:
             return

@@ -19,6 +19,7 @@ penalties stay ``"aic"``, ``"bic"``, ``"ric"``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ..policies import Policy, get_policy
 from ..policies.registry import _REGISTRY
@@ -42,7 +43,7 @@ def _key(name: str) -> str:
     return name.lower().replace("_", "-")
 
 
-def resolve_method(method: str | Policy | SearchMethod, **options) -> SearchMethod:
+def resolve_method(method: str | Policy | SearchMethod, **options: Any) -> SearchMethod:
     """The search method for ``method=`` and its options: a fresh one for every search.
 
     A name of the table above or a :class:`SearchMethod` instance gives that method; a

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,7 @@ class SearchResult:
     streamwise search (empty for the methods with their own loop), whose
     :meth:`~streamreg.policies.Policy.annotate` explains the history, and
     ``test_description`` the test in words when the method has its own (else "").
+    ``per_stream`` is :func:`per_stream_table`'s table, which the summary and ``glance()`` read.
     """
 
     #: the test in words, set by methods whose test is not the model state's
@@ -34,7 +36,7 @@ class SearchResult:
 
     def __init__(self, history: pd.DataFrame | Callable[[], pd.DataFrame], accepted: list[AcceptedTerm],
                  selected: pd.DataFrame, policies: Mapping[str, Policy], stream_names: list[str], n_tests: int,
-                 stopped_by: str, elapsed: float, per_stream: pd.DataFrame | None = None,
+                 stopped_by: str, elapsed: float, per_stream: pd.DataFrame,
                  history_mode: str = "full", initial_wealth: Mapping[str, float] | None = None):
         self._history = history
         self.history_mode = history_mode
@@ -55,7 +57,7 @@ class SearchResult:
             self._history = self._history()
         return self._history
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_history"] = self.history
         return state

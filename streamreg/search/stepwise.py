@@ -58,7 +58,7 @@ class StepwiseResult(SearchResult):
     ``n_tests`` counts candidate evaluations (candidates x steps).
     """
 
-    def __init__(self, *, penalty: float, direction: str, test_description: str, steps: int, **base):
+    def __init__(self, *, penalty: float, direction: str, test_description: str, steps: int, **base: Any) -> None:
         super().__init__(**base)
         self.penalty, self.direction = penalty, direction
         self.test_description, self.steps = test_description, steps
@@ -82,7 +82,7 @@ def collect_blocks(streams: Sequence[Stream], block_size: int, max_candidates: i
     return blocks
 
 
-def make_penalty(penalty, m: int | None = None) -> FixedPenalty:
+def make_penalty(penalty: str | float | FixedPenalty, m: int | None = None) -> FixedPenalty:
     """A fixed-penalty policy from ``"aic"``, ``"bic"``, ``"ric"``, a number or an instance."""
     if isinstance(penalty, FixedPenalty):
         if m is not None:
@@ -131,8 +131,8 @@ class Stepwise(OwnLoop):
 
     name = "stepwise"
 
-    def __init__(self, penalty="aic", *, direction: str = "forward", m: int | None = None,
-                 exact_top: int | None = 10, max_steps: int | None = None, max_candidates: int = 1_000_000):
+    def __init__(self, penalty: str | float | FixedPenalty = "aic", *, direction: str = "forward", m: int | None = None,
+                 exact_top: int | None = 10, max_steps: int | None = None, max_candidates: int = 1_000_000) -> None:
         check_choice("direction", direction, DIRECTIONS)
         check_integer("exact_top", exact_top, allow_none=True)
         check_integer("max_steps", max_steps, minimum=0, allow_none=True)
@@ -189,7 +189,8 @@ class Stepwise(OwnLoop):
             raise ValueError("the streams hold no candidate term")
         cands = _Candidates(blocks)
         policy = self.policy
-        policy.start(n_obs=state.n, n_candidates=len(cands))
+        # observations counted: sum(freq_weights) with frequency weights (statsmodels' BIC), else the rows
+        policy.start(n_obs=getattr(state, "nobs", state.n), n_candidates=len(cands))
         run = _StepwiseRun(state, np.asarray(fixed, dtype=float), cands, policy.threshold, self.exact_top)
         max_tests, max_selected, time_budget = options.max_tests, options.max_selected, options.time_budget
 
@@ -330,7 +331,7 @@ class _StepwiseRun:
         self.step = 1
 
     # ---------------------------------------------------------------- scoring
-    def best_addition(self):
+    def best_addition(self) -> tuple[int, float, dict[str, Any]] | None:
         """(candidate, exact gain llr - F d, info) of the best addition, or None."""
         idx = np.flatnonzero(self.available)
         if idx.size == 0:
@@ -369,7 +370,7 @@ class _StepwiseRun:
         info = {"llr": float(llr[k]), "df": int(df[k]), "pvalue": np.nan if math.isnan(log_p) else math.exp(log_p)}
         return int(idx[k]), float(gain[k]), info
 
-    def best_removal(self):
+    def best_removal(self) -> tuple[int, float, dict[str, Any]] | None:
         """(candidate, gain F d - 2 delta loglik of removing it, info) of the best removal."""
         if not self.in_model:
             return None

@@ -28,6 +28,7 @@ import pandas as pd
 from ..models.base import TESTED
 from ..models.protocol import ModelState
 from ..options import HISTORY_MODES, SearchOptions
+from ..outcomes import TestOutcomes
 from ..policies.base import Policy
 from ..streams.base import AcceptedTerm, Stream, TermBlock
 from ..streams.passes import arrange_streams
@@ -93,7 +94,7 @@ class _Lane:
     policy: Policy
     size: int = 512
     buffer: TermBlock | None = None
-    outcomes: object = None
+    outcomes: TestOutcomes | None = None
     codes: np.ndarray | None = None
 
 
@@ -202,12 +203,14 @@ def _search(model: ModelState, streams: Sequence[Stream], policy: Policy, option
         other_index = int(np.argmax(prio))
         best_other = prio[other_index]
         prio[j] = own
-        if lane.outcomes is None:
-            lane.outcomes, lane.codes = model.score_block(lane.buffer.block)
-            _check_finite(lane.outcomes.statistic, lane.buffer)
-        buf, codes = lane.buffer, lane.codes
+        buf = lane.buffer
+        assert buf is not None  # only a lane with pending candidates has a finite priority
+        if lane.outcomes is None or lane.codes is None:
+            lane.outcomes, lane.codes = model.score_block(buf.block)
+            _check_finite(lane.outcomes.statistic, buf)
+        scored, codes = lane.outcomes, lane.codes
         tested_pos = np.flatnonzero(codes == TESTED)
-        outcomes = lane.outcomes.take(tested_pos)
+        outcomes = scored.take(tested_pos)
         pol = lane.policy
 
         if len(tested_pos) == 0:
@@ -288,7 +291,7 @@ def _search(model: ModelState, streams: Sequence[Stream], policy: Policy, option
                 other.stream.on_accept(term)
                 other.outcomes = None  # the model changed: rescore what is pending
         else:  # rejected, or refused (the model is unchanged): the rest keep their scores
-            lane.outcomes = lane.outcomes.take(slice(end, None))
+            lane.outcomes = scored.take(slice(end, None))
             lane.codes = codes[end:]
         lane.buffer = buf.tail(end)
         if len(lane.buffer) == 0:
@@ -340,7 +343,9 @@ def _record_skipped(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, sl:
             status=codes[idx], pass_=buf.pass_no)
 
 
-def _record_run(rec, buf, codes, end, used_tested, sub, lp, level, wealth, status, *, first_global, first_stream):
+def _record_run(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, end: int, used_tested: np.ndarray,
+                sub: TestOutcomes, lp: np.ndarray, level: np.ndarray, wealth: np.ndarray, status: np.ndarray, *,
+                first_global: int, first_stream: int) -> None:
     """History rows for buffer positions [0, end): tests in order, skips in between."""
     n = end
     test = np.full(n, -1)

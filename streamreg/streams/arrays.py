@@ -4,7 +4,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-from collections.abc import Iterable, Iterator, Mapping, Sized
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,14 +20,16 @@ class MatrixStream(Stream):
     The matrix is sliced, never copied whole; ``order`` is a permutation of the columns.
     """
 
-    def __init__(self, name: str, values: np.ndarray, names: list[str], order: np.ndarray | None = None):
+    n_candidates: int
+
+    def __init__(self, name: str, values: np.ndarray, names: Sequence[str], order: np.ndarray | None = None):
         super().__init__(name)
         if values.ndim != 2:
             raise ValueError(f"stream {name!r}: expected a 2-D array of candidates, got {values.ndim}-D")
         if values.shape[1] == 0:
             raise ValueError(f"stream {name!r} is empty: it has no candidate columns")
         self.values = values
-        self.names = names if isinstance(names, NameRange) else list(names)
+        self.names: Sequence[str] = names if isinstance(names, NameRange) else list(names)
         if not isinstance(names, NameRange) and len(set(self.names)) != len(self.names):
             dup = pd.Index(self.names)[pd.Index(self.names).duplicated()][0]
             raise ValueError(f"stream {name!r}: duplicated candidate name {dup!r}; names must be unique")
@@ -39,6 +42,8 @@ class MatrixStream(Stream):
         if start >= stop:
             return None
         self.position = stop
+        idx: slice | np.ndarray
+        names: Sequence[str]
         if self.order is None:
             idx = slice(start, stop)
             names = self.names[start:stop]
@@ -181,7 +186,7 @@ class IterableStream(Stream):
             parts = list(zip(*items))
             if len(parts) != 2 or len(parts[0]) != len(items) or {type(label) for label in parts[0]} != {str}:
                 return None
-            labels, cols = list(parts[0]), parts[1]
+            labels, cols = list(parts[0]), list(parts[1])
         elif kinds == {np.ndarray}:
             labels = [f"{self.name}_{self.count + i + 1}" for i in range(len(items))]
             cols = items
@@ -207,7 +212,7 @@ class IterableStream(Stream):
     def _expected(self) -> str:
         return f"expected a (name, column) pair or a numeric column of length {self.n_obs}"
 
-    def _item(self, item) -> tuple[str, np.ndarray]:
+    def _item(self, item: Any) -> tuple[str, np.ndarray]:
         """The name and the ``n_obs x d`` float matrix of one item; clear errors otherwise."""
         where = f"stream {self.name!r}: item {self.count}"
         if isinstance(item, tuple) and len(item) == 2 and _ndim(item[1]) >= 1 and _ndim(item[0]) == 0:
@@ -253,7 +258,7 @@ def _no_cyclic_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _ndim(x) -> int:
+def _ndim(x: Any) -> int:
     """``np.ndim`` that answers -1 for ragged nested sequences instead of raising."""
     try:
         return np.ndim(x)
@@ -261,12 +266,12 @@ def _ndim(x) -> int:
         return -1
 
 
-def _short(item) -> str:
+def _short(item: Any) -> str:
     text = repr(item)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _numeric(col, where: str, expected: str) -> np.ndarray:
+def _numeric(col: Any, where: str, expected: str) -> np.ndarray:
     """A column (or matrix) as floats; an error naming the item when it is not numeric."""
     values = col.to_numpy() if isinstance(col, (pd.Series, pd.DataFrame)) else col
     try:

@@ -7,16 +7,16 @@ Python objects, and an infinite generator is read only as far as the search goes
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
 from ..models.base import CandidateBlock
 
 
-class NameRange(Sequence):
+class NameRange(Sequence[str]):
     """The names ``f"{prefix}{start}"`` ... ``f"{prefix}{stop - 1}"``, made only when read.
 
     Long generated streams name millions of candidates of which a handful are selected;
@@ -29,7 +29,13 @@ class NameRange(Sequence):
     def __len__(self) -> int:
         return max(self.stop - self.start, 0)
 
-    def __getitem__(self, i):
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
         if isinstance(i, slice):
             lo, hi, step = i.indices(len(self))
             if step != 1:
@@ -41,7 +47,9 @@ class NameRange(Sequence):
             raise IndexError(i)
         return f"{self.prefix}{self.start + i}"
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Iterable):
+            return NotImplemented
         return list(self) == list(other)
 
 
@@ -57,7 +65,7 @@ class TermBlock:
     stream: str
     names: Sequence[str]
     block: CandidateBlock
-    columns: list[list[str]] | None = None
+    columns: Sequence[list[str] | None] | None = None
     specs: list[Any] | None = None
     pass_no: int = 1  # which pass over the stream offers these candidates (history column)
 
@@ -65,9 +73,10 @@ class TermBlock:
         return len(self.names)
 
     def column_names(self, j: int) -> list[str]:
-        if self.columns is None or self.columns[j] is None:
+        cols = None if self.columns is None else self.columns[j]
+        if cols is None:
             return [self.names[j]]
-        return list(self.columns[j])
+        return list(cols)
 
     def spec(self, j: int) -> Any:
         return None if self.specs is None else self.specs[j]
@@ -93,7 +102,7 @@ class AcceptedTerm:
     values: np.ndarray
     columns: list[str]
     spec: Any = None
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class Stream(ABC):

@@ -116,6 +116,8 @@ class DaskArrayStream(Stream):
         Blocks scored ahead of the driver when a distributed client is active.
     """
 
+    n_candidates: int
+
     def __init__(self, name: str, darr: Any, names: Sequence[str] | None = None, *, ahead: int = 2):
         super().__init__(name)
         if darr.ndim != 2:
@@ -131,7 +133,7 @@ class DaskArrayStream(Stream):
                              "columns")
         self.darr = darr if len(darr.chunks[0]) == 1 else darr.rechunk({0: -1})
         m = int(darr.shape[1])
-        self.names = NameRange("x", 0, m) if names is None else (
+        self.names: Sequence[str] = NameRange("x", 0, m) if names is None else (
             names if isinstance(names, NameRange) else list(names))
         if len(self.names) != m:
             raise ValueError(f"stream {name!r}: {len(self.names)} names for {m} columns")

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from scipy.cluster.vq import kmeans2
 
@@ -95,7 +96,7 @@ class ColumnFunction:
         self.fn = fn
         self.label = label
 
-    def __call__(self, values) -> np.ndarray:
+    def __call__(self, values: npt.ArrayLike) -> np.ndarray:
         v = np.asarray(values, dtype=float)
         out = np.asarray(self.fn(v.reshape(len(v), -1)), dtype=float)
         return out.reshape(v.shape)
@@ -129,7 +130,7 @@ class DerivedColumns:
         return out
 
 
-def transform_values(x: np.ndarray, fn, columns: list[str], what: str) -> np.ndarray:
+def transform_values(x: np.ndarray, fn: str | Callable[..., Any], columns: list[str], what: str) -> np.ndarray:
     """``fn`` applied to the columns of ``x``, refusing data outside its domain."""
     if isinstance(fn, str):
         func, _, ok, domain = NAMED_TRANSFORMS[fn]
@@ -195,7 +196,7 @@ def cluster_columns(x: np.ndarray, k: int, seed: int, what: str) -> np.ndarray:
         _, labels = kmeans2(z.T, k, minit="++", seed=rng)
     else:  # scipy's k-means++ seeding costs O(k^2) Python steps: 450 s for k = 1000
         _, labels = kmeans2(z.T, kmeanspp_seeds(z.T, k, rng), minit="matrix", seed=rng)
-    first = {}
+    first: dict[int, int] = {}
     for lab in labels:
         first.setdefault(int(lab), len(first))
     return np.array([first[int(lab)] for lab in labels])
@@ -238,7 +239,11 @@ class ColumnsStream(Stream):
 # -- builders of the column classes (registered in .registry) ----------------------------
 def _columns_stream(request: ClassRequest, names: list[str], values: np.ndarray) -> list[Stream]:
     perm = request.order(values, n=values.shape[1])
-    return [ColumnsStream(request.label, names, lambda idx, v=values: v[:, idx], perm)]
+
+    def compute(idx: np.ndarray) -> np.ndarray:
+        return values[:, idx]
+
+    return [ColumnsStream(request.label, names, compute, perm)]
 
 
 def squares_streams(request: ClassRequest) -> list[Stream]:

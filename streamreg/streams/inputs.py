@@ -6,7 +6,8 @@ as each block is read (from the column norms the scoring needs anyway).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,7 @@ from .base import NameRange, Stream
 from .dask_array import DaskArrayStream, is_dask_array
 
 
-def as_streams(streams, n: int, reserved: Mapping[str, str] | None = None) -> list[Stream]:
+def as_streams(streams: Any, n: int, reserved: Mapping[str, str] | None = None) -> list[Stream]:
     """A dict is named streams, a list several streams, anything else one stream.
 
     ``reserved`` maps names candidates may not take (the response, fixed columns) to what
@@ -41,7 +42,7 @@ def as_streams(streams, n: int, reserved: Mapping[str, str] | None = None) -> li
     return out
 
 
-def _one_stream(name: str, s, n: int, several: bool, book: CandidateNames) -> Stream:
+def _one_stream(name: str, s: Any, n: int, several: bool, book: CandidateNames) -> Stream:
     """One user stream as a Stream (arrays and frames are sliced, not copied)."""
     if isinstance(s, Stream):
         return s
@@ -69,14 +70,14 @@ def _one_stream(name: str, s, n: int, several: bool, book: CandidateNames) -> St
     raise TypeError(f"stream {name!r}: expected an array, a DataFrame or an iterable, got {type(s).__name__}")
 
 
-def _is_dask_frame(s) -> bool:
+def _is_dask_frame(s: Any) -> bool:
     module = type(s).__module__
     return module.startswith(("dask.dataframe", "dask_expr")) and hasattr(s, "to_dask_array")
 
 
-def _dask_stream(name: str, s, n: int, several: bool) -> DaskArrayStream:
+def _dask_stream(name: str, s: Any, n: int, several: bool) -> DaskArrayStream:
     """A Dask array or DataFrame as a stream whose values stay on the cluster."""
-    names = None
+    names: Sequence[str] | None = None
     if _is_dask_frame(s):
         frame = s.to_frame() if s.ndim == 1 else s
         for c, dtype in frame.dtypes.items():  # from the metadata: nothing is computed
@@ -145,5 +146,5 @@ def known_length(stream: Stream) -> bool:
     return stream.n_candidates is not None or bool(getattr(stream, "known_length", False))
 
 
-def _is_iterable_stream(s) -> bool:
+def _is_iterable_stream(s: Any) -> bool:
     return isinstance(s, Iterable) and not isinstance(s, (str, bytes, np.ndarray, pd.DataFrame, Mapping))

@@ -34,8 +34,8 @@ interaction term ``a:b`` beside an intercept, exactly as in the refit.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
 
@@ -47,6 +47,18 @@ if TYPE_CHECKING:
     from .registry import ClassRequest
 
 KINDS = (1, 2, 3)
+
+
+class TermSource(Protocol):
+    """What ``interactions()`` reads from the streams whose candidates it multiplies
+    (the streams of data columns and of generated columns)."""
+
+    @property
+    def term_names(self) -> list[str]: ...
+
+    def is_single_column(self, i: int) -> bool: ...
+
+    def term_values(self, i: int) -> np.ndarray: ...
 
 
 def atoms_of(name: str) -> tuple[str, ...]:
@@ -126,6 +138,7 @@ class InteractionPool:
     # -- factors -----------------------------------------------------------------
     def matrix(self) -> np.ndarray:
         if self._matrix is None:
+            assert self._matrix_fn is not None  # only single-column pools have a matrix
             self._matrix = np.asarray(self._matrix_fn(), dtype=float)
         return self._matrix
 
@@ -239,7 +252,7 @@ class SelectedProducts(DynamicStream):
     def on_accept(self, term: AcceptedTerm) -> None:
         self.pool.note_accept(term)
 
-    def _next_products(self, k: int):
+    def _next_products(self, k: int) -> Iterator[tuple[str, np.ndarray, list[str] | None]]:
         pool = self.pool
         while self.queue and k > 0:
             if self.kind == 1:
@@ -286,6 +299,8 @@ class AllPairs(Stream):
     Position ``t`` of the stream is the pair :func:`pair_of_index` ``(t)`` of positions in
     the pool's order; nothing of size ``p^2`` is ever built.
     """
+
+    n_candidates: int
 
     def __init__(self, name: str, pool: InteractionPool, n_obs: int):
         super().__init__(name)
@@ -344,14 +359,14 @@ def interaction_streams(request: ClassRequest) -> list[Stream]:
         unknown = [a for a in request.args if a not in sources]
         if unknown:
             raise FormulaError(f"{text}: no stream is called {unknown[0]!r}; streams: {sorted(sources)}")
-        chosen = [s for a in request.args for s in sources[a]]
+        chosen = [cast(TermSource, s) for a in request.args for s in sources[a]]
     else:
         if not request.default_sources:
             raise FormulaError(
                 f"{text}: interactions() multiplies the candidates of stream() items, but the "
                 "formula has none; add e.g. stream(x*) or name the streams to use"
             )
-        chosen = [s for a in request.default_sources for s in sources[a]]
+        chosen = [cast(TermSource, s) for a in request.default_sources for s in sources[a]]
     kinds = options.get("kind", (1, 2))
     kinds = (kinds,) if isinstance(kinds, int) else tuple(kinds)
     if not kinds or any(k not in KINDS for k in kinds) or len(set(kinds)) != len(kinds):
@@ -361,7 +376,7 @@ def interaction_streams(request: ClassRequest) -> list[Stream]:
         raise FormulaError(f"{text}: degree= must be an integer >= 2, got {degree!r}")
 
     names: list[str] = []
-    owners: list[tuple[Stream, int]] = []
+    owners: list[tuple[TermSource, int]] = []
     for s in chosen:
         for i, nm in enumerate(s.term_names):
             if nm not in names:

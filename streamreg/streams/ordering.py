@@ -142,13 +142,15 @@ def candidate_order(values: np.ndarray | None, order: Order, *, y: np.ndarray | 
     if order is None or (isinstance(order, str) and order.lower() == "given"):
         return None
     if isinstance(order, str) and order.lower() == "random":
+        if p is None:
+            raise ValueError(f"{what}: order='random' needs the candidates or their number n")
         return np.random.default_rng(seed).permutation(p)
     if values is None:
         raise ValueError(f"{what}: order={order!r} needs single-column candidates to score")
     if callable(order):
         from ..screening.ordering import order_scores
 
-        return np.argsort(-order_scores(order, values, y, int(p), what), kind="stable")
+        return np.argsort(-order_scores(order, values, y, int(values.shape[1]), what), kind="stable")
     if order.lower() == "variance":
         return np.argsort(-np.var(values, axis=0), kind="stable")
     if not order_uses_y(order):  # pragma: no cover - every y-free name is handled above

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 
@@ -20,9 +21,9 @@ from .base import AcceptedTerm, Stream, TermBlock
 
 def smallest_first(streams: list[Stream]) -> list[Stream]:
     """Static streams by increasing size (stable), then the ones of unknown size."""
-    known = [s for s in streams if s.n_candidates is not None]
+    known = [(s.n_candidates, s) for s in streams if s.n_candidates is not None]
     unknown = [s for s in streams if s.n_candidates is None]
-    return sorted(known, key=lambda s: s.n_candidates) + unknown
+    return [s for _, s in sorted(known, key=lambda pair: pair[0])] + unknown
 
 
 class ConcatStream(Stream):
@@ -38,7 +39,7 @@ class ConcatStream(Stream):
             raise ValueError("a concatenated stream needs at least one stream")
         self.children = list(children)
         sizes = [c.n_candidates for c in self.children]
-        self.n_candidates = None if any(s is None for s in sizes) else int(sum(sizes))
+        self.n_candidates = None if None in sizes else sum(s for s in sizes if s is not None)
 
     def take(self, k: int) -> TermBlock | None:
         for child in self.children:
@@ -60,7 +61,7 @@ class ConcatStream(Stream):
             child.on_accept(term)
 
 
-class PickedNames(Sequence):
+class PickedNames(Sequence[str]):
     """``names[positions[i]]`` for each i, made only when read (re-offers of long streams)."""
 
     def __init__(self, names: Sequence[str], positions: np.ndarray):
@@ -69,7 +70,13 @@ class PickedNames(Sequence):
     def __len__(self) -> int:
         return len(self.positions)
 
-    def __getitem__(self, i):
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> PickedNames: ...
+
+    def __getitem__(self, i: int | slice) -> str | PickedNames:
         if isinstance(i, slice):
             return PickedNames(self.names, self.positions[i])
         return self.names[int(self.positions[i])]

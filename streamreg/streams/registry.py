@@ -83,7 +83,8 @@ class ClassRequest:
     columns: list[str] = field(default_factory=list)
     frame: pd.DataFrame | None = None
     term_name: Callable[[str], str] = str  # a data column as a formula expression
-    frame_stream: Callable[[str, list[str]], Stream] | None = None  # a stream of data columns
+    #: a stream of data columns ``(name, columns, permutation or None)``
+    frame_stream: Callable[[str, list[str], np.ndarray | None], Stream] | None = None
     sources: Mapping[str, list[Stream]] = field(default_factory=dict)  # stream name -> streams
     default_sources: list[str] = field(default_factory=list)  # the stream() items' names
     evaluate: Callable[[str], tuple[np.ndarray, list[str]]] | None = None  # patsy coding of a term

@@ -17,10 +17,14 @@ data, not a formula: the formula layer writes the refit's terms from it
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...options import check_choice, check_integer, check_number
+
+if TYPE_CHECKING:
+    from ...models.base import CandidateBlock
 
 BASES = ("linear", "rbf")
 
@@ -43,7 +47,8 @@ class ColumnSpec:
     def values(self, raw: np.ndarray) -> np.ndarray:
         """The column on rows of the term's raw matrix ``raw`` (n x d)."""
         z = (np.asarray(raw, dtype=float).reshape(len(raw), -1)[:, self.source] - self.mean) / self.sd
-        if self.is_rbf:
+        if self.centre is not None:  # RBF
+            assert self.width is not None  # set with every centre
             return np.exp(-(((z - self.centre) / self.width) ** 2))
         return z
 
@@ -96,7 +101,7 @@ class Expander:
         values = np.column_stack(cols) if cols else np.empty((len(raw), 0))
         return specs, values
 
-    def expand_block(self, block, first_term: int) -> tuple[list[ColumnSpec], np.ndarray, np.ndarray]:
+    def expand_block(self, block: CandidateBlock, first_term: int) -> tuple[list[ColumnSpec], np.ndarray, np.ndarray]:
         """All weight columns of a :class:`~streamreg.models.base.CandidateBlock` at once.
 
         Returns the specs, the values (n x c) and, per column, the position of its term in
@@ -104,7 +109,9 @@ class Expander:
         computed with one pass over the block; the RBF basis term by term.
         """
         if self.basis == "rbf":
-            specs, cols, owner = [], [], []
+            specs: list[ColumnSpec] = []
+            cols: list[np.ndarray] = []
+            owner: list[int] = []
             for j in range(len(block)):
                 s, v = self.expand(block.term(j), first_term + j)
                 specs.extend(s)

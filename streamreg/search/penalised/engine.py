@@ -98,7 +98,7 @@ class L1Model:
         self.w = np.append(self.w, 0.0)
         return self.p - 1
 
-    def remove(self, positions) -> None:
+    def remove(self, positions: np.ndarray | list[int]) -> None:
         keep = np.setdiff1d(np.arange(self.p), np.asarray(positions, dtype=int))
         self.cols = self.cols[:, keep]
         self.w = self.w[keep]
@@ -136,7 +136,7 @@ class L1Model:
         k0, p = self.fixed.shape[1], self.p
         f, a, y, loss = self.fixed, self.cols, self.y, self.loss
 
-        def fun(theta):
+        def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
             b, u, v = theta[:k0], theta[k0 : k0 + p], theta[k0 + p :]
             value, g, _ = loss_derivatives(loss, y, f @ b + a @ (u - v))
             ag = a.T @ g
@@ -195,7 +195,7 @@ class L1Model:
         self.w[np.abs(self.w) <= 1e-9 * scale] = 0.0
         return False
 
-    def _newton(self, a: np.ndarray, signs: np.ndarray, lam: float, idx=None, maxiter: int = 100) -> bool:
+    def _newton(self, a: np.ndarray, signs: np.ndarray, lam: float, idx: np.ndarray | None = None, maxiter: int = 100) -> bool:
         """Minimise ``L(F b + a w) + lam * signs'w`` (smooth) by damped Newton."""
         z = np.column_stack([self.fixed, a])
         k0 = self.fixed.shape[1]

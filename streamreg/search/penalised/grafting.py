@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -29,14 +29,17 @@ from ...models.base import CandidateBlock, equilibrate
 from ...models.protocol import ModelState
 from ...models.separation import is_separated
 from ...options import SearchOptions, check_integer, check_number
-from ...streams.base import Stream, TermBlock
+from ...streams.base import AcceptedTerm, Stream, TermBlock
 from ..history import HistoryRecorder, Status
 from ..method import OwnLoop
 from ..result import SearchResult, check_streams, per_stream_table
 from ..stepwise import collect_blocks
-from .basis import Expander
+from .basis import ColumnSpec, Expander
 from .engine import L1Model, lasso_working_set, loss_value
 from .online import LambdaRule, OnlineL1Run, OnlineL1Search, run_to_terms
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class PenalisedSearchResult(SearchResult):
@@ -48,14 +51,15 @@ class PenalisedSearchResult(SearchResult):
     CV, ``run`` the raw :class:`~.online.OnlineL1Run`.
     """
 
-    def __init__(self, *, lam: float, lambda_path: list, weights: pd.DataFrame, cv: pd.DataFrame | None,
-                 test_description: str, run: OnlineL1Run, **base):
+    def __init__(self, *, lam: float, lambda_path: list[float], weights: pd.DataFrame, cv: pd.DataFrame | None,
+                 test_description: str, run: OnlineL1Run, **base: Any) -> None:
         super().__init__(**base)
         self.lam, self.lambda_path, self.weights, self.cv = lam, lambda_path, weights, cv
         self.test_description, self.run = test_description, run
 
 
-def refuse_separating(accepted: list, selected: pd.DataFrame, history: HistoryRecorder, model: L1Model):
+def refuse_separating(accepted: list[AcceptedTerm], selected: pd.DataFrame, history: HistoryRecorder,
+                      model: L1Model) -> tuple[list[AcceptedTerm], pd.DataFrame]:
     """Drop from the refit the terms whose unpenalised MLE would not exist, as every path does.
 
     The penalised estimates exist under separation (the penalty keeps them finite), but the
@@ -63,7 +67,9 @@ def refuse_separating(accepted: list, selected: pd.DataFrame, history: HistoryRe
     and one whose addition separates the classes (exact LP test) is refused: it gets a
     history row saying so and leaves the refit.  Returns the terms kept and their table.
     """
-    design, keep, refused = model.fixed, [], []
+    design = model.fixed
+    keep: list[AcceptedTerm] = []
+    refused: list[AcceptedTerm] = []
     for t in accepted:
         trial = np.column_stack([design, equilibrate(t.values)])
         if is_separated(trial, model.y):
@@ -82,7 +88,7 @@ def refuse_separating(accepted: list, selected: pd.DataFrame, history: HistoryRe
     return keep, selected
 
 
-def loss_for_family(family) -> str:
+def loss_for_family(family: Any) -> str:
     """``"squared"`` for Gaussian identity, ``"logistic"`` for binomial logit; else ValueError."""
     if is_ols(family):
         return "squared"
@@ -97,7 +103,8 @@ class _OnlineL1Method(OwnLoop):
 
     name = "online-l1"
 
-    def _init_common(self, basis, k_max, rbf_width, standardize, max_rejections, max_candidates):
+    def _init_common(self, basis: str, k_max: int, rbf_width: float, standardize: bool, max_rejections: int | None,
+                     max_candidates: int) -> None:
         self.expander = Expander(basis, k_max=k_max, width=rbf_width, standardize=standardize)
         check_integer("max_rejections", max_rejections, allow_none=True)
         self.basis, self.k_max, self.rbf_width, self.standardize = basis, k_max, rbf_width, standardize
@@ -106,13 +113,13 @@ class _OnlineL1Method(OwnLoop):
     def parameters(self) -> dict:
         raise NotImplementedError
 
-    def spawn(self):
+    def spawn(self) -> Self:
         return type(self)(**self.parameters())
 
     def check_family(self, family: Any) -> None:
         loss_for_family(family)  # ValueError naming the supported families
 
-    def _blocks(self, streams: Sequence[Stream], block_size: int):
+    def _blocks(self, streams: Sequence[Stream], block_size: int) -> Iterator[TermBlock]:
         for s in streams:
             while True:
                 b = s.take(block_size)
@@ -121,7 +128,7 @@ class _OnlineL1Method(OwnLoop):
                 yield b
 
     def _result(self, run: OnlineL1Run, streams: Sequence[Stream], loss: str, elapsed: float,
-                cv=None) -> PenalisedSearchResult:
+                cv: pd.DataFrame | None = None) -> PenalisedSearchResult:
         accepted, selected = run_to_terms(run)
         if loss == "logistic":
             accepted, selected = refuse_separating(accepted, selected, run.recorder, run.model)
@@ -178,7 +185,7 @@ class Grafting(_OnlineL1Method):
     def __init__(self, lam: float | None = None, *, cv: int = 5, n_lambdas: int = 20, lambda_ratio: float = 0.01,
                  basis: str = "linear", k_max: int = 10, rbf_width: float = 0.3, standardize: bool = True,
                  retest: bool = True, max_rejections: int | None = None, random_state: int = 0,
-                 max_candidates: int = 1_000_000):
+                 max_candidates: int = 1_000_000) -> None:
         if lam is not None:
             check_number("lam", lam, what="a finite non-negative number")
         check_integer("cv", cv, minimum=2)
@@ -237,7 +244,7 @@ class Grafting(_OnlineL1Method):
         return self._result(run, streams, loss, time.monotonic() - t0, cv_table)
 
     # -------------------------------------------------------------- lambda by CV
-    def lambda_grid(self, y, fixed, loss, blocks: list[TermBlock]) -> np.ndarray:
+    def lambda_grid(self, y: np.ndarray, fixed: np.ndarray, loss: str, blocks: list[TermBlock]) -> np.ndarray:
         """``n_lambdas`` values from ``lam_max`` (no weight enters) down, geometrically."""
         g = L1Model(y, fixed, loss).loss_gradient()
         lam_max, first = 0.0, 0
@@ -250,7 +257,8 @@ class Grafting(_OnlineL1Method):
             raise ValueError("no candidate has a non-zero gradient: nothing to select")
         return lam_max * np.geomspace(1.0, self.lambda_ratio, self.n_lambdas)
 
-    def choose_lambda(self, y, fixed, loss, blocks: list[TermBlock], *, deadline: float | None = None
+    def choose_lambda(self, y: np.ndarray, fixed: np.ndarray, loss: str, blocks: list[TermBlock], *,
+                      deadline: float | None = None
                       ) -> tuple[float, pd.DataFrame]:
         """k-fold CV of the mean validation loss over the grid; the smallest mean wins
         (ties: the larger lambda).
@@ -292,7 +300,8 @@ class Grafting(_OnlineL1Method):
 class _FoldFit:
     """One cross-validation fold: fits on the other folds' rows, loss on its own."""
 
-    def __init__(self, method: Grafting, y, fixed, loss, blocks, where, va, batch: bool):
+    def __init__(self, method: Grafting, y: np.ndarray, fixed: np.ndarray, loss: str, blocks: list[TermBlock],
+                 where: list[tuple[int, int]], va: np.ndarray, batch: bool) -> None:
         n = len(y)
         self.method, self.loss, self.blocks, self.where, self.va = method, loss, blocks, where, va
         self.tr = np.setdiff1d(np.arange(n), va)
@@ -300,7 +309,9 @@ class _FoldFit:
         self.sub = [_rows(b, self.tr) for b in blocks]
         self.batch = batch
         if batch:
-            specs, cols, first = [], [], 0
+            specs: list[ColumnSpec] = []
+            cols: list[np.ndarray] = []
+            first = 0
             for b in self.sub:
                 s, v, _ = method.expander.expand_block(b.block, first)
                 specs.extend(s)

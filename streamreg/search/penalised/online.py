@@ -22,7 +22,7 @@ those of the one-term-at-a-time definition whatever the block size.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -91,7 +91,7 @@ class OnlineL1Run:
         ids = {s.term for s in self.active}
         return sorted(ids, key=lambda t: self.terms[t].entered_at)
 
-    def predict_eta(self, fixed: np.ndarray, raw_of) -> np.ndarray:
+    def predict_eta(self, fixed: np.ndarray, raw_of: Callable[[int], np.ndarray]) -> np.ndarray:
         """Linear predictor on new rows; ``raw_of(term_id)`` gives the term's raw values there."""
         eta = np.asarray(fixed, dtype=float) @ self.model.b
         for spec, w in zip(self.active, self.model.w):
@@ -124,7 +124,7 @@ class _Pool:
     def size(self) -> int:
         return len(self.specs)
 
-    def add(self, specs: list[ColumnSpec], cols: np.ndarray, rejections) -> None:
+    def add(self, specs: list[ColumnSpec], cols: np.ndarray, rejections: np.ndarray | list[int]) -> None:
         k = len(specs)
         if k == 0:
             return
@@ -220,9 +220,9 @@ class OnlineL1Search:
         Keep a history (off for cross-validation fits).
     """
 
-    def __init__(self, y, fixed, loss: str, rule: LambdaRule, expander: Expander, *, retest: bool = True,
+    def __init__(self, y: np.ndarray, fixed: np.ndarray, loss: str, rule: LambdaRule, expander: Expander, *, retest: bool = True,
                  max_rejections: int | None = None, corr_filter: float | None = None,
-                 max_reentries: int | None = None, record: bool = True):
+                 max_reentries: int | None = None, record: bool = True) -> None:
         self.model = L1Model(y, fixed, loss)
         self.rule = rule
         self.expander = expander
@@ -246,11 +246,12 @@ class OnlineL1Search:
         self.tested: dict[str, int] = {}
         self._clock = 0
         self._pass = 1  # stream pass of the block being processed (history of pool events)
-        self._deadline = None
+        self._deadline: float | None = None
         self.lambda_path: list[float] = [rule.lam]
 
     # ------------------------------------------------------------------ the run
-    def run(self, blocks: Iterable[TermBlock], *, max_tests=None, max_selected=None, time_budget=None) -> OnlineL1Run:
+    def run(self, blocks: Iterable[TermBlock], *, max_tests: int | None = None, max_selected: int | None = None,
+            time_budget: float | None = None) -> OnlineL1Run:
         t0 = time.monotonic()
         self._deadline = None if time_budget is None else t0 + time_budget
         stopped = "exhausted"
@@ -450,7 +451,7 @@ class OnlineL1Search:
         self._add(spec, column)
         after = frozenset(self.active)
         progress = after not in self._seen
-        if progress and fixed_rule:
+        if progress and before is not None:  # a fixed rule
             progress = self.model.objective(lam) < before - 1e-13 * abs(before)
         if progress:
             self._seen.add(after)
