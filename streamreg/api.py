@@ -274,6 +274,7 @@ def select(
     order: Any = None,
     seed: int | None = None,
     history: str = "full",
+    passes: int = 1,
     offset: Any | None = None,
     exposure: Any | None = None,
     freq_weights: Any | None = None,
@@ -294,6 +295,9 @@ def select(
     fixed : array or DataFrame, optional
         Columns always in the model (never tested); an intercept is added unless
         ``intercept=False``.  No missing values.
+    passes : int, default 1
+        Re-offer rejected candidates in up to ``passes - 1`` further passes (streamwise
+        methods; each re-offer is an ordinary, charged test), as in :func:`streamreg`.
     max_tests, max_selected, time_budget : optional
         Stopping rules.  A generator or iterator without ``len()`` may be infinite, so
         with a streamwise method it needs one of them (``max_tests=math.inf`` reads a
@@ -325,7 +329,8 @@ def select(
     """
     opts = check_options(family=family, method=method, test=test, block_size=block_size, max_tests=max_tests,
                          max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
-                         intercept=intercept, order=order, history=history, method_options=method_options,
+                         intercept=intercept, order=order, history=history, passes=passes,
+                         method_options=method_options,
                          offset=offset, exposure=exposure, freq_weights=freq_weights, var_weights=var_weights,
                          entry="select")
     fam, searcher = opts.family, opts.method

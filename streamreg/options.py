@@ -56,8 +56,8 @@ STREAMREG_OPTIONS = ("family", "method", "test", "block_size", "max_tests", "max
                      "missing", "verbose", "multistream", "passes", "functions", "validate", "seed", "history",
                      "offset", "exposure", "freq_weights", "var_weights")
 SELECT_OPTIONS = ("fixed", "intercept", "family", "method", "test", "block_size", "max_tests", "max_selected",
-                  "time_budget", "verbose", "order", "seed", "history", "offset", "exposure", "freq_weights",
-                  "var_weights")
+                  "time_budget", "verbose", "order", "seed", "history", "passes", "offset", "exposure",
+                  "freq_weights", "var_weights")
 
 #: the offset and weight options (statsmodels' ``GLM`` keywords), in the order they are reported
 WEIGHT_OPTIONS = ObservationWeights.FIELDS

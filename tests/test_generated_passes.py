@@ -212,3 +212,17 @@ def test_bad_passes(bad):
         sr.streamreg("y ~ stream(a*)", _two_class_data(0), passes=bad)
     with pytest.raises(ValueError, match="passes must be a positive integer"):
         PassesStream(MatrixStream("s", np.ones((3, 2)), ["u", "v"]), bad)
+
+
+def test_select_takes_passes_like_streamreg():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((80, 300))
+    y = x[:, 5] + 0.6 * x[:, 200] + 0.8 * rng.standard_normal(80)
+    frame = pd.DataFrame(x, columns=[f"x{j}" for j in range(300)]).assign(y=y)
+    fit = sr.select(y, x, passes=2, w0=0.05, alpha_delta=0.05)
+    ref = sr.streamreg("y ~ stream(x*)", frame, passes=2, w0=0.05, alpha_delta=0.05)
+    assert fit.selected_terms == ref.selected_terms
+    assert list(fit.history["pass"]) == list(ref.history["pass"]) and fit.history["pass"].max() == 2
+    np.testing.assert_allclose(fit.history["statistic"].to_numpy(), ref.history["statistic"].to_numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="passes= applies to streamwise policies"):
+        sr.select(y, x, passes=2, method="stepwise-bic")
