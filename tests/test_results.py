@@ -145,3 +145,10 @@ def test_long_selection_facts_wrap_to_the_summary_width(data):
     col = lines[first].index("gradient")  # where the value column starts
     joined = " ".join(line[col:].strip() for line in lines[first:] if line[:col].strip() in ("Test:", ""))
     assert fit.test_description in " ".join(joined.split())
+
+
+def test_guarantee_of_the_paper_test_carries_its_caveat():
+    df = sr.datasets.make_synthetic(100, 30, 2, noise=1.0, seed=0).data
+    paper = sr.streamreg("y ~ stream(x*)", df, test="paper", w0=0.05, alpha_delta=0.05).guarantee()
+    exact = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05).guarantee()
+    assert "CAVEAT: test='paper'" in paper and "CAVEAT" not in exact

@@ -424,6 +424,11 @@ class StreamRegResults:
         mFDR = E[V]/(E[R] + 1) <= 0.05 (V false, R all selections), valid when each null p-value is super-uniform given the past tests.
         """
         text = self.policy.guarantee()
+        if self.test_description.startswith("paper 000 code"):
+            # exp(-dRSS / (2 RSS0 / n)) is super-uniform only while k/n is small (anti-conservative beyond)
+            text += (" CAVEAT: test='paper' computes p = exp(-dRSS / (2 RSS0 / n)), which is a valid p-value "
+                     "only while the model is small against n; with many terms it admits more null terms than "
+                     "its level, and the bound above may fail (test='t' is exact).")
         if self.order_used_y:
             text += (f" VOID here: the order of stream(s) {self.order_used_y} was chosen by a "
                      "screening score that looked at the response, so the candidates were not "
