@@ -18,7 +18,7 @@ GLM standard errors are those of the maximum-likelihood fit: statsmodels' IRLS r
 covariance of its last weighted least-squares step, whose weights are those of the means
 *before* that step, so a converged fit is restarted once from its own estimates (one more
 step, weights at the MLE).  The standard errors then equal R's ``summary.glm`` at the MLE to
-5e-13 for binomial and Poisson fits instead of 4.4e-7 (tests/test_broom_reference.py), and to
+5e-13 for binomial and Poisson fits instead of 4.4e-7 (tests/results/test_broom_reference.py), and to
 6e-10 instead of 4.6e-9 for non-canonical links, whose IRLS converges linearly.
 """
 from __future__ import annotations

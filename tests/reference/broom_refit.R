@@ -1,7 +1,7 @@
 ## What broom's tidy(), glance() and augment() report for a fitted lm / glm, computed with base R
 ## (no broom needed): coefficients with Wald intervals, the one-row model summary, and the
 ## per-observation fitted values, residuals, hat values, leave-one-out sigma and Cook's distance,
-## plus predictions with standard errors on new rows.  For tests/test_broom_reference.py
+## plus predictions with standard errors on new rows.  For tests/results/test_broom_reference.py
 ## (StreamRegResults.tidy / glance / augment / aic / bic / get_prediction / model_frame).
 ## Run from the repository root:   Rscript tests/reference/broom_refit.R
 ## Writes tests/reference/broom_cases.csv, broom_coef.csv, broom_glance.csv, broom_obs.csv,

@@ -26,7 +26,7 @@ import streamreg as sr
 from streamreg.models.base import TESTED, CandidateBlock
 from streamreg.models.glm import GLMState
 
-REF = Path(__file__).parent / "reference"
+REF = Path(__file__).parents[1] / "reference"
 FAMILIES = {"binomial": sm.families.Binomial, "poisson": sm.families.Poisson}
 R_TO_STATUS = {"add": "accepted", "drop": "dropped"}
 

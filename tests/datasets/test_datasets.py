@@ -43,7 +43,7 @@ from streamreg.datasets.catalogue import REGISTRY, FileSpec, bundled_files
 from streamreg.datasets.fetch import mirror_url
 from streamreg.datasets.rdata import as_pandas, read_rdata
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = (ROOT / ".." / "shared" / "data").resolve()
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="the shared data folder ../shared/data is absent")
 FETCHED = list_datasets(storage="fetched")

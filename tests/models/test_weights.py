@@ -28,7 +28,7 @@ from streamreg.models.base import CandidateBlock, ObservationWeights
 from streamreg.models.gaussian import GaussianState
 from streamreg.models.glm import GLMState
 
-DATA = Path(__file__).parent / "reference" / "data"
+DATA = Path(__file__).parents[1] / "reference" / "data"
 TOL = 1e-8
 
 

@@ -20,7 +20,7 @@ from naive import naive_foster_stine
 import streamreg as sr
 from streamreg.policies import LORDPlusPlus, get_policy
 
-REF = Path(__file__).parent / "reference"
+REF = Path(__file__).parents[1] / "reference"
 CASES = pd.read_csv(REF / "online_fdr_cases.csv", dtype=str, keep_default_na=False)
 PVALUES = pd.read_csv(REF / "online_fdr_pvalues.csv")
 LEVELS = pd.read_csv(REF / "online_fdr_levels.csv")

@@ -10,7 +10,7 @@ import pytest
 import streamreg as sr
 from naive import naive_information_investing
 
-MTCARS = Path(__file__).parent / "reference" / "data" / "mtcars_full.csv"  # R's mtcars (mtcars_full.R)
+MTCARS = Path(__file__).parents[1] / "reference" / "data" / "mtcars_full.csv"  # R's mtcars (mtcars_full.R)
 
 
 @pytest.mark.parametrize("charge_bid", [False, True])

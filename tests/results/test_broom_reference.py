@@ -35,7 +35,7 @@ from scipy import stats
 import streamreg as sr
 from streamreg.results.fitstats import information_criteria
 
-REF = Path(__file__).parent / "reference"
+REF = Path(__file__).parents[1] / "reference"
 TEXT = {"case", "data", "response", "rhs", "factors", "family", "link", "candidate", "shift", "name", "term", "level"}
 
 
