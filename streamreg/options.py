@@ -23,11 +23,7 @@ fixed terms.
 """
 from __future__ import annotations
 
-import difflib
-import inspect
 import math
-import numbers
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -35,13 +31,27 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import statsmodels.api as sm
 
+from .method_options import check_method
 from .models import is_ols, resolve_family
 from .models.base import ObservationWeights
-from .policies import Policy
+from .validators import (
+    _got,
+    _is_int,
+    _is_real,
+    check_bool,
+    check_choice,
+    check_count,
+    check_integer,
+    check_number,
+)
+from .weight_options import (
+    _check_weights_fit_method,
+    check_weight_column,
+    check_weight_options,
+    observation_weights,
+)
 
 if TYPE_CHECKING:  # search/ imports this module: its types are for annotations only
-    import pandas as pd
-
     from .search.method import SearchMethod
     from .streams.ordering import Order
 
@@ -145,39 +155,14 @@ class Options:
 # ---------------------------------------------------------------------------------------
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
-def _is_real(value: object) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
-def _got(value: object) -> str:
-    return f"{value!r} ({type(value).__name__})"
 
 
-def check_count(name: str, value: Any, *, minimum: int = 1, allow_none: bool = True,
-                allow_inf: bool = False) -> int | None:
-    """An integer ``>= minimum`` (or None / ``math.inf`` where allowed, returned as None)."""
-    if value is None and allow_none:
-        return None
-    if allow_inf and _is_real(value) and value == math.inf:
-        return None
-    if not _is_int(value):
-        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise TypeError(f"{name} must be {kind}{' or None' if allow_none else ''}, got {_got(value)}")
-    if value < minimum:
-        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    return int(value)
 
 
-def check_bool(name: str, value: object) -> bool:
-    """True or False (numpy booleans accepted)."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {_got(value)}")
-    return bool(value)
 
 
 def _check_time_budget(value: Any) -> float | None:
@@ -251,34 +236,10 @@ def _check_history(history: object) -> str:
     return history
 
 
-def check_choice(name: str, value: Any, choices: tuple[Any, ...]) -> Any:
-    """``value`` if it is one of ``choices``; else ValueError naming the option and the choices."""
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
-    return value
 
 
-def check_integer(name: str, value: Any, *, minimum: int = 1, allow_none: bool = False) -> int | None:
-    """A method parameter: an integer ``>= minimum`` (or None where allowed); ValueError otherwise."""
-    if value is None and allow_none:
-        return None
-    if not _is_int(value) or value < minimum:
-        kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
-        raise ValueError(f"{name} must be {kind}{' or None' if allow_none else ''}, got {value!r}")
-    return int(value)
 
 
-def check_number(name: str, value: Any, *, low: float = 0.0, high: float = math.inf, open_low: bool = False,
-                 open_high: bool = True, what: str = "") -> float:
-    """A method parameter: a real number in ``[low, high)`` (ends as given); ValueError otherwise.
-
-    ``what`` replaces the interval in the message (e.g. ``"a finite non-negative number"``).
-    """
-    if not (_is_real(value) and (value > low if open_low else value >= low)
-            and (value < high if open_high else value <= high)):  # NaN fails every comparison
-        interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
-        raise ValueError(f"{name} must be {what or 'in ' + interval}, got {value!r}")
-    return float(value)
 
 
 def _check_order(order: object) -> Order:
@@ -292,177 +253,16 @@ def _check_order(order: object) -> Order:
 # offsets and weights
 # ---------------------------------------------------------------------------------------
 
-_WEIGHT_MEANING = {
-    "offset": "added to the linear predictor",
-    "exposure": "log(exposure) added to the linear predictor",
-    "freq_weights": "counts of identical observations",
-    "var_weights": "prior weights dividing the variance",
-}
 
 
-def _weight_array(name: str, value: Any, where: str = "") -> np.ndarray:
-    """A weight or offset option as a one-dimensional float array, its values checked.
-
-    NaN and infinite values are refused (drop or fill those rows first), and so are an
-    ``exposure`` that is not positive, negative ``freq_weights`` (zero drops a row) and
-    ``var_weights`` that are not positive.  ``where`` names a data column in the messages.
-    """
-    label = f"{name}{where}"
-    try:
-        arr = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
-    except ValueError:  # ragged nested lists
-        raise ValueError(f"{label} must be a one-dimensional array of numbers") from None
-    if arr.dtype.kind not in "biuf":
-        try:
-            if arr.dtype.kind in "mMcUS":
-                raise TypeError
-            arr = arr.astype(float)
-        except (TypeError, ValueError):
-            raise ValueError(f"{label} must be numeric ({_WEIGHT_MEANING[name]}), got dtype {arr.dtype}") from None
-    if arr.ndim != 1:
-        raise ValueError(f"{label} must be one-dimensional (one value per observation), got shape {arr.shape}")
-    arr = arr.astype(float)
-    bad = np.flatnonzero(np.isnan(arr))
-    if bad.size:
-        raise ValueError(f"{label} has {bad.size} missing (NaN) value(s), the first at position {bad[0]}; drop "
-                         "those rows or fill the values first")
-    bad = np.flatnonzero(~np.isfinite(arr))
-    if bad.size:
-        raise ValueError(f"{label} has {bad.size} infinite value(s), the first at position {bad[0]}")
-    if name == "exposure" and (arr <= 0).any():
-        at = int(np.argmax(arr <= 0))
-        raise ValueError(f"{label} must be positive (log(exposure) is added to the linear predictor); got "
-                         f"{arr[at]:g} at position {at}")
-    if name == "var_weights" and (arr <= 0).any():
-        at = int(np.argmax(arr <= 0))
-        zero = "; drop the rows of weight zero instead" if arr[at] == 0 else ""
-        raise ValueError(f"{label} must be positive (they divide the variance of an observation); got "
-                         f"{arr[at]:g} at position {at}{zero}")
-    if name == "freq_weights":
-        if (arr < 0).any():
-            at = int(np.argmax(arr < 0))
-            raise ValueError(f"{label} must be non-negative counts of observations; got {arr[at]:g} at position {at}")
-        if arr.size and not (arr > 0).any():
-            raise ValueError(f"{label} are all zero: no observation is counted")
-    return arr
 
 
-def check_weight_options(options: Mapping[str, Any], family: Any, *, entry: str = "streamreg") -> dict[str, Any]:
-    """The offset and weight options given, checked before the data are read.
-
-    Parameters
-    ----------
-    options : mapping
-        ``offset``, ``exposure``, ``freq_weights``, ``var_weights`` (None when not given).
-        Each is a data column name (:func:`~streamreg.streamreg` only) or an array with one
-        value per observation, with statsmodels' meanings (``sm.GLM``).
-    family : statsmodels family
-        ``exposure`` needs a log link (statsmodels refuses it otherwise).
-    entry : {"streamreg", "select"}
-
-    Returns
-    -------
-    dict
-        Option name -> column name (str) or float array (values checked, length not yet).
-
-    Examples
-    --------
-    >>> import statsmodels.api as sm
-    >>> check_weight_options({"offset": [0.0, 1.0], "exposure": None}, sm.families.Poisson())
-    {'offset': array([0., 1.])}
-    >>> check_weight_options({"exposure": [1.0, 0.0]}, sm.families.Poisson())
-    Traceback (most recent call last):
-        ...
-    ValueError: exposure must be positive (log(exposure) is added to the linear predictor); got 0 at position 1
-    """
-    out: dict[str, Any] = {}
-    for name in WEIGHT_OPTIONS:
-        value = options.get(name)
-        if value is None:
-            continue
-        if isinstance(value, str):
-            if entry != "streamreg":
-                raise TypeError(f"{name} must be an array with one value per observation in select(); column "
-                                f"names ({name}={value!r}) refer to the data of a streamreg() formula call")
-            out[name] = value
-            continue
-        if isinstance(value, (bytes, Mapping)) or not np.iterable(value) or _is_real(value):
-            raise TypeError(f"{name} must be {'a column name of the data or ' if entry == 'streamreg' else ''}"
-                            f"an array with one value per observation, got {_got(value)}")
-        out[name] = _weight_array(name, value)
-    if "offset" in out and "exposure" in out:
-        raise ValueError("pass offset= or exposure=, not both: exposure enters as log(exposure) added to the "
-                         "linear predictor, so add np.log(exposure) to the offset instead")
-    if "exposure" in out and not isinstance(family.link, sm.families.links.Log):
-        raise ValueError(f"exposure= needs a log link (log(exposure) is added to the linear predictor); the "
-                         f"{type(family).__name__.lower()} family here has the {type(family.link).__name__} link: "
-                         "pass offset= instead")
-    return out
 
 
-def observation_weights(specs: Mapping[str, Any] | None, n: int, frame: pd.DataFrame | None = None,
-                        rows: np.ndarray | None = None) -> ObservationWeights:
-    """The checked options as :class:`~streamreg.models.base.ObservationWeights` on the rows used.
-
-    Parameters
-    ----------
-    specs : mapping
-        :func:`check_weight_options`' result (``Options.weights``).
-    n : int
-        Rows of the data (or observations of ``y`` in :func:`~streamreg.select`): an array
-        must have this length.
-    frame : DataFrame, optional
-        Where column names are looked up, on the rows used.
-    rows : array of positions, optional
-        The rows used (after missing values were dropped or a sample held out): the
-        arrays are cut to them.
-
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> specs = {"offset": "t", "var_weights": np.array([1.0, 2.0, 3.0])}
-    >>> w = observation_weights(specs, 3, pd.DataFrame({"t": [0.0, 2.0]}), rows=np.array([0, 2]))
-    >>> w.offset, w.var_weights, w.names
-    (array([0., 2.]), array([1., 3.]), {'offset': 't'})
-    >>> observation_weights({"var_weights": np.ones(2)}, 3)
-    Traceback (most recent call last):
-        ...
-    ValueError: var_weights has 2 values, but the data have 3 rows
-    """
-    if not specs:
-        return ObservationWeights()
-    values: dict[str, np.ndarray] = {}
-    names: dict[str, str] = {}
-    for name, spec in specs.items():
-        if isinstance(spec, str):
-            check_weight_column(name, spec, frame)
-            assert frame is not None  # refused above otherwise
-            values[name] = _weight_array(name, frame[spec], where=f" (column {spec!r})")
-            names[name] = spec
-        else:
-            if len(spec) != n:
-                raise ValueError(f"{name} has {len(spec)} values, but the data have {n} rows")
-            values[name] = spec if rows is None else spec[rows]
-    return ObservationWeights(**values, names=names)
 
 
-def check_weight_column(name: str, column: str, data: pd.DataFrame | None) -> None:
-    """Refuse a column name given for ``name`` that is not a column of ``data``."""
-    if data is None or column not in data.columns:
-        columns = [] if data is None else [str(c) for c in data.columns]
-        close = difflib.get_close_matches(column, columns, n=1, cutoff=0.75)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ValueError(f"{name}={column!r} is not a column of the data{hint}")
 
 
-def _check_weights_fit_method(searcher: SearchMethod, method: object, weights: Mapping[str, Any]) -> None:
-    """Grafting and BP-SFS fit their own penalised models, which take no offset or weights."""
-    from .search.penalised import BPSFS, Grafting
-
-    if weights and isinstance(searcher, (Grafting, BPSFS)):
-        name = method if isinstance(method, str) else type(method).__name__
-        raise ValueError(f"{', '.join(n + '=' for n in weights)} cannot be used with method {name!r}: its "
-                         "penalised fits take no offset or weights; use a streamwise policy or stepwise search")
 
 
 def check_family(family: Any) -> tuple[Any, str]:
@@ -489,126 +289,20 @@ def check_test(test: Any, family: Any) -> str | None:
 # ---------------------------------------------------------------------------------------
 
 
-def _method_factory(method: str) -> tuple[Callable[..., Any] | None, tuple[str, ...]]:
-    """(constructor whose signature lists the options, options the factory fixes itself)."""
-    from .policies.registry import _REGISTRY
-    from .search.methods import _METHODS, Stepwise, _key
-
-    key = _key(method)
-    if key in _METHODS:
-        if key.startswith("stepwise-"):  # "stepwise-aic" etc. fix the penalty
-            return Stepwise, ("penalty",)
-        return _METHODS[key], ()
-    return _REGISTRY.get(method.lower()), ()
 
 
-def _parameters(factory: Callable[..., Any]) -> list[inspect.Parameter] | None:
-    """The keyword parameters of a constructor; None when unknowable (``**kwargs``)."""
-    try:
-        sig = inspect.signature(factory)
-    except (TypeError, ValueError):
-        return None
-    params = [p for p in sig.parameters.values() if p.name != "self" and p.kind is not p.VAR_POSITIONAL]
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        return None
-    return params
 
 
-def _unknown_option_message(key: str, method: str, valid: list[str], top_level: tuple[str, ...]) -> str:
-    listed = ", ".join(valid) if valid else f"none (method {method!r} takes no options)"
-    text = f"unknown option {key!r} for method {method!r}; valid options: {listed}"
-    if key == "weights":  # R's glm(weights=) and statsmodels' WLS(weights=) are both var_weights=
-        return (text + "; for weights pass var_weights= (prior weights dividing the variance, as R's glm "
-                "weights= and statsmodels' WLS weights=) or freq_weights= (counts of identical observations)")
-    close = difflib.get_close_matches(key, list(valid) + list(top_level), n=1, cutoff=0.75)
-    if close:
-        text += f" (did you mean {close[0]}=?)"
-    return text
 
 
-_TYPE_WORDS = {"float": "a number", "int": "an integer", "str": "a string", "bool": "True or False",
-               "None": "None", "Sequence": "a sequence of numbers"}
 
 
-def _check_annotated(name: str, value: Any, param: inspect.Parameter, method: str) -> None:
-    """Type of one method option from the constructor's annotation (``float | None`` etc.).
-
-    Annotations that name anything else (a class, a callable) are left to the constructor.
-    """
-    ann = param.annotation
-    if ann is inspect.Parameter.empty:
-        return
-    tokens = set(re.findall(r"[A-Za-z_]+", ann if isinstance(ann, str) else inspect.formatannotation(ann)))
-    if not tokens or not tokens <= set(_TYPE_WORDS):
-        return
-    ok = (
-        (value is None and "None" in tokens)
-        or (isinstance(value, (bool, np.bool_)) and "bool" in tokens)
-        or (_is_int(value) and tokens & {"int", "float"})
-        or (_is_real(value) and not _is_int(value) and "float" in tokens)
-        or (isinstance(value, str) and "str" in tokens)
-        or ("Sequence" in tokens and np.iterable(value) and not isinstance(value, (str, bytes, Mapping)))
-    )
-    if not ok:
-        wanted = " or ".join(_TYPE_WORDS[t] for t in sorted(tokens, key=list(_TYPE_WORDS).index))
-        raise TypeError(f"option {name} of method {method!r} must be {wanted}, got {_got(value)}")
-    if _is_real(value) and not math.isfinite(value):
-        raise ValueError(f"option {name} of method {method!r} must be finite, got {value!r}")
 
 
-def _check_method_options(method: object, options: dict[str, Any], top_level: tuple[str, ...]) -> None:
-    if not isinstance(method, str) or not options:
-        return  # instances: resolve_method refuses options; unknown names: it lists the known ones
-    factory, fixed = _method_factory(method)
-    if factory is None:
-        return
-    params = _parameters(factory)
-    if params is None:
-        return
-    by_name = {p.name: p for p in params if p.name not in fixed}
-    for key, value in options.items():
-        if key not in by_name:
-            raise TypeError(_unknown_option_message(key, method, list(by_name), top_level))
-        _check_annotated(key, value, by_name[key], method)
 
 
-def _check_initial_wealth(policy: object) -> None:
-    """Refuse an initial wealth that buys acceptances whatever the data.
-
-    An alpha-wealth above 1 makes the first test's level ``w0 / 2`` at least 1/2 (at least
-    1, i.e. accept whatever p, from ``w0 = 2``).  Information-investing counts its wealth
-    in bits: there the first candidate enters whatever its statistic once the bid
-    ``w0 / 2`` reaches ``2^w_delta``.
-    """
-    w0: Any = getattr(policy, "w0", None)  # duck-typed: any rule may name its parameters so
-    if not _is_real(w0):
-        return
-    w_delta: Any = getattr(policy, "w_delta", None)
-    if _is_real(w_delta):
-        limit = 2.0 ** (1.0 + w_delta)
-        if w0 >= limit:
-            raise ValueError(f"w0 must be below 2^(1 + w_delta) = {limit:g} bits for information-investing, got "
-                             f"{w0!r}: the first bid would pay for any candidate, whatever its statistic")
-    elif w0 > 1:
-        raise ValueError(f"w0 must be a number in (0, 1], got {w0!r}: the initial wealth is an error budget, "
-                         "and a wealth above 1 lets the first tests pass whatever their p-value")
 
 
-def check_method(method: object, options: dict[str, Any], top_level: tuple[str, ...] = ()) -> SearchMethod:
-    """The :class:`~streamreg.search.method.SearchMethod` for ``method=`` and its keyword options.
-
-    Unknown options are refused with the list of the method's valid ones; option types are
-    checked against the constructor's annotations; the ranges are checked by the constructor.
-    """
-    from .search.methods import SearchMethod, resolve_method
-
-    if not isinstance(method, (str, Policy, SearchMethod)):
-        raise TypeError(f"method must be a name (e.g. 'alpha-investing') or a Policy / search method instance, "
-                        f"got {_got(method)}")
-    _check_method_options(method, options, top_level)
-    searcher = resolve_method(method, **options)
-    _check_initial_wealth(searcher.rule)
-    return searcher
 
 
 def _check_method_fits(searcher: SearchMethod, method: object, family: Any, search: SearchOptions) -> None:
@@ -729,3 +423,11 @@ def check_response(y: np.ndarray, family: Any, name: str) -> None:
         n_bad = int((y <= 0).sum())
         raise ValueError(f"a {type(family).__name__} response must be positive; {name!r} has {n_bad} value(s) "
                          f"<= 0 (smallest {_format_value(lo)})")
+
+
+__all__ = [  # the checks of the modules this one gathers are imported from here
+    "HISTORY_MODES", "SELECT_OPTIONS", "STOPPING_RULES", "STREAMREG_OPTIONS", "WEIGHT_OPTIONS", "Options",
+    "SearchOptions", "check_bool", "check_choice", "check_count", "check_family", "check_integer", "check_method",
+    "check_number", "check_options", "check_response", "check_test", "check_weight_column", "check_weight_options",
+    "observation_weights", "require_stopping_rule",
+]

@@ -1,0 +1,76 @@
+"""Checks of single option values: the shared vocabulary of :mod:`streamreg.options` and of the
+methods' constructors (a positive integer, a number in a range, one of some choices), each
+refusing a bad value with a message that names the option.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value: object) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _got(value: object) -> str:
+    return f"{value!r} ({type(value).__name__})"
+
+
+def check_count(name: str, value: Any, *, minimum: int = 1, allow_none: bool = True,
+                allow_inf: bool = False) -> int | None:
+    """An integer ``>= minimum`` (or None / ``math.inf`` where allowed, returned as None)."""
+    if value is None and allow_none:
+        return None
+    if allow_inf and _is_real(value) and value == math.inf:
+        return None
+    if not _is_int(value):
+        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise TypeError(f"{name} must be {kind}{' or None' if allow_none else ''}, got {_got(value)}")
+    if value < minimum:
+        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise ValueError(f"{name} must be {kind}, got {value!r}")
+    return int(value)
+
+
+def check_bool(name: str, value: object) -> bool:
+    """True or False (numpy booleans accepted)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {_got(value)}")
+    return bool(value)
+
+
+def check_choice(name: str, value: Any, choices: tuple[Any, ...]) -> Any:
+    """``value`` if it is one of ``choices``; else ValueError naming the option and the choices."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
+
+
+def check_integer(name: str, value: Any, *, minimum: int = 1, allow_none: bool = False) -> int | None:
+    """A method parameter: an integer ``>= minimum`` (or None where allowed); ValueError otherwise."""
+    if value is None and allow_none:
+        return None
+    if not _is_int(value) or value < minimum:
+        kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
+        raise ValueError(f"{name} must be {kind}{' or None' if allow_none else ''}, got {value!r}")
+    return int(value)
+
+
+def check_number(name: str, value: Any, *, low: float = 0.0, high: float = math.inf, open_low: bool = False,
+                 open_high: bool = True, what: str = "") -> float:
+    """A method parameter: a real number in ``[low, high)`` (ends as given); ValueError otherwise.
+
+    ``what`` replaces the interval in the message (e.g. ``"a finite non-negative number"``).
+    """
+    if not (_is_real(value) and (value > low if open_low else value >= low)
+            and (value < high if open_high else value <= high)):  # NaN fails every comparison
+        interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+        raise ValueError(f"{name} must be {what or 'in ' + interval}, got {value!r}")
+    return float(value)
