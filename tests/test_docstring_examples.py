@@ -28,8 +28,8 @@ def _public_callables() -> list[tuple[str, object]]:
             obj = getattr(module, name)
             if callable(obj) and not inspect.ismodule(obj):
                 out.append((f"{module.__name__}.{name}", obj))
-    for name, attr in vars(StreamRegResults).items():
-        if not name.startswith("_") and inspect.isfunction(attr):
+    for name, attr in inspect.getmembers(StreamRegResults, inspect.isfunction):  # mixins' methods too
+        if not name.startswith("_"):
             out.append((f"StreamRegResults.{name}", attr))
     return out
 

@@ -164,3 +164,41 @@ def coefficient_plot(res: Any, ax: Any = None, *, alpha: float = 0.05, intercept
     level = f"{100 * (1 - alpha):g}%"
     ax.set_xlabel(f"estimate with {level} interval (nominal: not adjusted for the selection)")
     return ax
+
+
+def wealth_plot(res: Any, ax: Any = None) -> Any:
+    """Wealth per stream against the test index, acceptances marked; returns the Axes.
+
+    With ``history="none"`` the wealth was kept at the acceptances only: those points are
+    plotted (joined per stream) and the title says so.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np, streamreg as sr
+    >>> from streamreg.results.plots import wealth_plot
+    >>> rng = np.random.default_rng(3)
+    >>> X = rng.normal(size=(80, 40)); y = X[:, 3] + 0.5 * rng.normal(size=80)
+    >>> wealth_plot(sr.select(y, X)).get_ylabel()
+    'wealth'
+    """
+    ax = _axes(ax)
+    w = res.wealth
+    if res.history_kept:
+        for col in w.columns:
+            ax.step(w.index.astype(float), w[col].to_numpy(), where="post", label=str(col))
+    else:
+        kept = res.history[res.history["test"].notna()]
+        for name, rows in kept.groupby("stream", sort=False):
+            ax.plot(rows["test"].astype(float), rows["wealth"].to_numpy(dtype=float), ls=":", marker=".",
+                    label=str(name))
+        ax.set_title("history='none': wealth at acceptances only (the path between them was not kept)",
+                     fontsize="small")
+    sel = res.selected
+    if len(sel):
+        ax.scatter(sel["test"], sel["wealth"], marker="o", color="k", zorder=3, label="selected")
+    ax.set_xlabel("test")
+    ax.set_ylabel("wealth")
+    ax.legend(loc="best", fontsize="small")
+    return ax

@@ -6,21 +6,21 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 import pandas as pd
 
-from ..formula.design import design_matrix
 from ..models import is_ols
-from . import broom, prediction
+from . import broom
 from .fitstats import information_criteria
+from .plot_methods import ResultPlots
+from .predict_methods import ResultPredictions
 from .summary import StreamRegSummary, add_selection_block
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
     from statsmodels.iolib.summary import Summary
 
     from ..models.base import ObservationWeights
     from .selected import SelectedModel, SelectionRecord
 
 
-class StreamRegResults:
+class StreamRegResults(ResultPredictions, ResultPlots):
     """Results of a streamwise selection, read like statsmodels results.
 
     Attributes
@@ -297,121 +297,6 @@ class StreamRegResults:
         w = w.ffill()
         return w.fillna(pd.Series(self.search.initial_wealth, dtype=float))
 
-    # prediction --------------------------------------------------------------
-    def design(self, newdata: pd.DataFrame) -> pd.DataFrame:
-        """The refit's design matrix coded on ``newdata`` (training factor levels).
-
-        ``newdata`` needs the columns the selected terms use (and the source columns of
-        generated components); a missing value in them is an error here (:meth:`predict`
-        gives NaN for such rows instead).
-
-        Examples
-        --------
-        >>> import pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> fit.design(pd.DataFrame({"x2": [0.5, 2.0]}))
-           Intercept   x2
-        0        1.0  0.5
-        1        1.0  2.0
-        """
-        prediction.check_newdata(self, newdata)
-        return self._design(newdata)
-
-    def _design(self, newdata: pd.DataFrame) -> pd.DataFrame:
-        # _functions is missing from results pickled before functions= reached every term
-        return design_matrix(self._rhs, self._train, newdata, self._derived, getattr(self, "_functions", None))
-
-    def predict(self, newdata: pd.DataFrame | None = None, *, linear: bool = False) -> pd.Series:
-        """Predicted mean (or linear predictor) for ``newdata``; the training rows if None.
-
-        Rows of ``newdata`` with a missing value in a column the model uses are predicted as
-        NaN, as statsmodels' ``predict`` does; the others as usual.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> new = pd.DataFrame({"x2": [0.0, np.nan, 1.0]})
-        >>> fit.predict(new).round(3).tolist()
-        [0.056, nan, 1.073]
-        """
-        return prediction.predict_values(self, newdata, linear=linear)
-
-    def get_prediction(self, newdata: pd.DataFrame | None = None, *, linear: bool = False) -> Any:
-        """statsmodels' prediction results on ``newdata`` (the refit's rows if None).
-
-        Delegates to the refit's ``get_prediction`` on the design of ``newdata``: standard
-        errors and intervals of the mean (``summary_frame(alpha=)``; least squares also gives
-        prediction intervals for new observations, ``obs_ci_lower``/``obs_ci_upper``).  For a
-        GLM the mean's interval is computed on the link scale and transformed;
-        ``linear=True`` predicts the linear predictor.  Rows labelled by the index of
-        ``newdata``; rows with missing values are NaN.  The intervals ignore the selection.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> frame = fit.get_prediction(pd.DataFrame({"x2": [0.0, 1.0]})).summary_frame(alpha=0.05)
-        >>> list(frame.columns)
-        ['mean', 'mean_se', 'mean_ci_lower', 'mean_ci_upper', 'obs_ci_lower', 'obs_ci_upper']
-        """
-        return prediction.get_prediction(self, newdata, linear=linear)
-
-    def model_frame(self, newdata: pd.DataFrame | None = None) -> pd.DataFrame:
-        """The data the refit sees (R's ``model.frame``): response and columns the terms use.
-
-        Generated columns (``pca()`` components) are included, so
-        ``smf.glm(fit.selected_formula, fit.model_frame(), family=...)`` (or ``smf.ols``)
-        refits the selected model and finds ``params``.  With ``newdata``, the same columns
-        built on it (components from the stored training loadings; rows kept as they are).
-        Terms that call ``functions=`` need those functions in the scope where statsmodels
-        evaluates the formula.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> import statsmodels.formula.api as smf
-        >>> rng = np.random.default_rng(0)
-        >>> df = pd.DataFrame(rng.normal(size=(100, 3)), columns=["x1", "x2", "x3"])
-        >>> df["y"] = df["x1"] + df["x2"] + rng.normal(size=100)
-        >>> fit = sr.streamreg("y ~ pca(x*, k=2)", df, w0=0.05, alpha_delta=0.05)
-        >>> fit.selected_formula
-        'y ~ 1 + pca_1 + pca_2'
-        >>> ref = smf.ols(fit.selected_formula, fit.model_frame()).fit()
-        >>> bool(np.allclose(ref.params, fit.params, rtol=1e-12))
-        True
-        """
-        return prediction.model_frame(self, newdata)
-
-    def augment(self, newdata: pd.DataFrame | None = None, *, type_predict: str = "link",
-                type_residuals: str = "deviance", se_fit: bool = False) -> pd.DataFrame:
-        """broom's ``augment``: the model frame (or ``newdata``) with fitted values and diagnostics.
-
-        Defaults are broom's ``augment.glm``: ``.fitted`` on the link scale
-        (``type_predict="link"``; ``"response"`` for the mean -- the same for least squares),
-        deviance residuals (``type_residuals="deviance"`` or ``"pearson"``), and ``.se.fit``
-        only with ``se_fit=True``.  On the refit's rows (``newdata=None``) the columns are
-        ``.fitted``, ``.se.fit``, ``.resid``, ``.std.resid``, ``.hat``, ``.sigma``, ``.cooksd``
-        with R's definitions (``rstandard``, ``influence``, ``cooks.distance``); on new data
-        ``.fitted`` and ``.se.fit``, plus ``.resid`` for least squares when the response is
-        there.  Rows with missing values get NaN.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data.assign(y=lambda d: d.y > 0)
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, family="binomial", w0=0.05, alpha_delta=0.05)
-        >>> list(fit.augment(se_fit=True).columns)
-        ['y', 'x2', '.fitted', '.se.fit', '.resid', '.std.resid', '.hat', '.sigma', '.cooksd']
-        >>> fit.augment(pd.DataFrame({"x2": [0.0]}), type_predict="response")[".fitted"].round(3).tolist()
-        [0.518]
-        """
-        return broom.augment_frame(self, newdata, type_predict=type_predict, type_residuals=type_residuals,
-                                   se_fit=se_fit)
-
     # the selection story ----------------------------------------------------------
     def guarantee(self) -> str:
         """What the rule guarantees, under which assumption (statistics.md section 1).
@@ -528,104 +413,6 @@ class StreamRegResults:
         ['null.deviance', 'df.null', 'logLik', 'AIC', 'BIC', 'deviance', 'df.residual']
         """
         return broom.glance_frame(self)
-
-    # plots -----------------------------------------------------------------------
-    def plot_wealth(self, ax: Axes | None = None) -> Axes:
-        """Wealth per stream against the test index; returns the Axes.
-
-        With ``history="none"`` the wealth was kept at the acceptances only: those points
-        are plotted (joined per stream) and the title says so.
-
-        Examples
-        --------
-        >>> import streamreg as sr
-        >>> from matplotlib.figure import Figure
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> ax = fit.plot_wealth(ax=Figure().subplots())
-        >>> ax.get_xlabel(), ax.get_ylabel()
-        ('test', 'wealth')
-        """
-        import matplotlib.pyplot as plt
-
-        ax = ax or plt.gca()
-        w = self.wealth
-        if self.history_kept:
-            for col in w.columns:
-                ax.step(w.index.astype(float), w[col].to_numpy(), where="post", label=str(col))
-        else:
-            kept = self.history[self.history["test"].notna()]
-            for name, rows in kept.groupby("stream", sort=False):
-                ax.plot(rows["test"].astype(float), rows["wealth"].to_numpy(dtype=float), ls=":", marker=".",
-                        label=str(name))
-            ax.set_title("history='none': wealth at acceptances only (the path between them was not kept)",
-                         fontsize="small")
-        sel = self.selected
-        if len(sel):
-            ax.scatter(sel["test"], sel["wealth"], marker="o", color="k", zorder=3, label="selected")
-        ax.set_xlabel("test")
-        ax.set_ylabel("wealth")
-        ax.legend(loc="best", fontsize="small")
-        return ax
-
-    def plot_pvalues(self, ax: Axes | None = None) -> Axes:
-        """p-values of every test (log scale) against the level in force; returns the Axes.
-
-        Needs the full history: raises ValueError after ``history="none"``.
-
-        Examples
-        --------
-        >>> import streamreg as sr
-        >>> from matplotlib.figure import Figure
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> ax = fit.plot_pvalues(ax=Figure().subplots())
-        >>> ax.get_ylabel(), ax.get_yscale()
-        ('p-value', 'log')
-        """
-        if not self.history_kept:
-            raise ValueError("plot_pvalues needs the p-value of every test, but the history was not kept "
-                             f"(history='none'; only the {len(self.history)} selected and refused terms are "
-                             "recorded): rerun with history='full' to plot it")
-        from .plots import pvalue_plot
-
-        return pvalue_plot(self, ax=ax)
-
-    def plot_selection_path(self, ax: Axes | None = None) -> Axes:
-        """Wealth and level of each stream along the tests, acceptances marked; returns the Axes.
-
-        See :func:`streamreg.results.plots.selection_path_plot`.
-
-        Examples
-        --------
-        >>> import streamreg as sr
-        >>> from matplotlib.figure import Figure
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> fit.plot_selection_path(ax=Figure().subplots()).get_yscale()
-        'log'
-        """
-        from .plots import selection_path_plot
-
-        return selection_path_plot(self, ax=ax)
-
-    def plot_coefficients(self, ax: Axes | None = None, *, alpha: float = 0.05, intercept: bool = False) -> Axes:
-        """Refit estimates with their nominal ``1 - alpha`` intervals; returns the Axes.
-
-        See :func:`streamreg.results.plots.coefficient_plot` (the intervals ignore the selection).
-
-        Examples
-        --------
-        >>> import streamreg as sr
-        >>> from matplotlib.figure import Figure
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> [t.get_text() for t in fit.plot_coefficients(ax=Figure().subplots()).get_yticklabels()]
-        ['x2']
-        """
-        from .plots import coefficient_plot
-
-        return coefficient_plot(self, ax=ax, alpha=alpha, intercept=intercept)
 
     def __repr__(self) -> str:
         terms = ", ".join(self.selected_terms) or "none"

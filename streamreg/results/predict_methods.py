@@ -1,0 +1,134 @@
+"""The prediction methods of :class:`~streamreg.results.StreamRegResults` (computed by
+:mod:`.prediction` and :mod:`.broom`)."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..formula.design import design_matrix
+from . import broom, prediction
+
+
+def _res(obj: object) -> Any:
+    """The results object as the helpers take it (they read its refit and training frame)."""
+    return obj
+
+
+class ResultPredictions:
+    """``design``, ``predict``, ``get_prediction``, ``model_frame`` and ``augment``."""
+
+    def design(self, newdata: pd.DataFrame) -> pd.DataFrame:
+        """The refit's design matrix coded on ``newdata`` (training factor levels).
+
+        ``newdata`` needs the columns the selected terms use (and the source columns of
+        generated components); a missing value in them is an error here (:meth:`predict`
+        gives NaN for such rows instead).
+
+        Examples
+        --------
+        >>> import pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> fit.design(pd.DataFrame({"x2": [0.5, 2.0]}))
+           Intercept   x2
+        0        1.0  0.5
+        1        1.0  2.0
+        """
+        prediction.check_newdata(_res(self), newdata)
+        return self._design(newdata)
+
+    def _design(self, newdata: pd.DataFrame) -> pd.DataFrame:
+        # _functions is missing from results pickled before functions= reached every term
+        res = _res(self)
+        return design_matrix(res._rhs, res._train, newdata, res._derived, getattr(res, "_functions", None))
+
+    def predict(self, newdata: pd.DataFrame | None = None, *, linear: bool = False) -> pd.Series:
+        """Predicted mean (or linear predictor) for ``newdata``; the training rows if None.
+
+        Rows of ``newdata`` with a missing value in a column the model uses are predicted as
+        NaN, as statsmodels' ``predict`` does; the others as usual.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> new = pd.DataFrame({"x2": [0.0, np.nan, 1.0]})
+        >>> fit.predict(new).round(3).tolist()
+        [0.056, nan, 1.073]
+        """
+        return prediction.predict_values(_res(self), newdata, linear=linear)
+
+    def get_prediction(self, newdata: pd.DataFrame | None = None, *, linear: bool = False) -> Any:
+        """statsmodels' prediction results on ``newdata`` (the refit's rows if None).
+
+        Delegates to the refit's ``get_prediction`` on the design of ``newdata``: standard
+        errors and intervals of the mean (``summary_frame(alpha=)``; least squares also gives
+        prediction intervals for new observations, ``obs_ci_lower``/``obs_ci_upper``).  For a
+        GLM the mean's interval is computed on the link scale and transformed;
+        ``linear=True`` predicts the linear predictor.  Rows labelled by the index of
+        ``newdata``; rows with missing values are NaN.  The intervals ignore the selection.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+        >>> frame = fit.get_prediction(pd.DataFrame({"x2": [0.0, 1.0]})).summary_frame(alpha=0.05)
+        >>> list(frame.columns)
+        ['mean', 'mean_se', 'mean_ci_lower', 'mean_ci_upper', 'obs_ci_lower', 'obs_ci_upper']
+        """
+        return prediction.get_prediction(_res(self), newdata, linear=linear)
+
+    def model_frame(self, newdata: pd.DataFrame | None = None) -> pd.DataFrame:
+        """The data the refit sees (R's ``model.frame``): response and columns the terms use.
+
+        Generated columns (``pca()`` components) are included, so
+        ``smf.glm(fit.selected_formula, fit.model_frame(), family=...)`` (or ``smf.ols``)
+        refits the selected model and finds ``params``.  With ``newdata``, the same columns
+        built on it (components from the stored training loadings; rows kept as they are).
+        Terms that call ``functions=`` need those functions in the scope where statsmodels
+        evaluates the formula.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> import statsmodels.formula.api as smf
+        >>> rng = np.random.default_rng(0)
+        >>> df = pd.DataFrame(rng.normal(size=(100, 3)), columns=["x1", "x2", "x3"])
+        >>> df["y"] = df["x1"] + df["x2"] + rng.normal(size=100)
+        >>> fit = sr.streamreg("y ~ pca(x*, k=2)", df, w0=0.05, alpha_delta=0.05)
+        >>> fit.selected_formula
+        'y ~ 1 + pca_1 + pca_2'
+        >>> ref = smf.ols(fit.selected_formula, fit.model_frame()).fit()
+        >>> bool(np.allclose(ref.params, fit.params, rtol=1e-12))
+        True
+        """
+        return prediction.model_frame(_res(self), newdata)
+
+    def augment(self, newdata: pd.DataFrame | None = None, *, type_predict: str = "link",
+                type_residuals: str = "deviance", se_fit: bool = False) -> pd.DataFrame:
+        """broom's ``augment``: the model frame (or ``newdata``) with fitted values and diagnostics.
+
+        Defaults are broom's ``augment.glm``: ``.fitted`` on the link scale
+        (``type_predict="link"``; ``"response"`` for the mean -- the same for least squares),
+        deviance residuals (``type_residuals="deviance"`` or ``"pearson"``), and ``.se.fit``
+        only with ``se_fit=True``.  On the refit's rows (``newdata=None``) the columns are
+        ``.fitted``, ``.se.fit``, ``.resid``, ``.std.resid``, ``.hat``, ``.sigma``, ``.cooksd``
+        with R's definitions (``rstandard``, ``influence``, ``cooks.distance``); on new data
+        ``.fitted`` and ``.se.fit``, plus ``.resid`` for least squares when the response is
+        there.  Rows with missing values get NaN.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data.assign(y=lambda d: d.y > 0)
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, family="binomial", w0=0.05, alpha_delta=0.05)
+        >>> list(fit.augment(se_fit=True).columns)
+        ['y', 'x2', '.fitted', '.se.fit', '.resid', '.std.resid', '.hat', '.sigma', '.cooksd']
+        >>> fit.augment(pd.DataFrame({"x2": [0.0]}), type_predict="response")[".fitted"].round(3).tolist()
+        [0.518]
+        """
+        return broom.augment_frame(_res(self), newdata, type_predict=type_predict, type_residuals=type_residuals,
+                                   se_fit=se_fit)
