@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..models.base import COLLINEAR, TESTED
+from ..models.base import COLLINEAR, NO_DF, TESTED
 from ..models.protocol import ComparableState
 from ..options import SearchOptions, check_choice, check_integer
 from ..outcomes import TestOutcomes
@@ -218,6 +218,8 @@ class Stepwise(OwnLoop):
             if add is None or not add[1] > 0:
                 if add is not None:
                     run.record(add[0], add[2], add[1], Status.REJECTED, step + 1)
+                elif run.untestable:
+                    stopped = "no residual degrees of freedom left for another term"
                 break
             step += 1
             if not run.add(add[0], add[2], add[1], step):
@@ -329,6 +331,7 @@ class _StepwiseRun:
         self.history = HistoryRecorder(extra=STEP_COLUMNS)
         self.n_tests = 0
         self.step = 1
+        self.untestable = False  # the last scoring found no testable candidate for lack of df
 
     # ---------------------------------------------------------------- scoring
     def best_addition(self) -> tuple[int, float, dict[str, Any]] | None:
@@ -341,6 +344,8 @@ class _StepwiseRun:
         self.n_tests += int(idx.size)
         ok = codes == TESTED
         if not ok.any():
+            # nothing could be tested: say why, rather than "no candidate improves the criterion"
+            self.untestable = bool((codes == NO_DF).any())
             return None
         llr, df = out.llr.astype(float), out.df.astype(float)
         gain = np.where(ok, llr - self.F * df, -np.inf)

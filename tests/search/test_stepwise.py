@@ -213,3 +213,12 @@ def test_block_size_does_not_matter_and_max_selected():
     assert a == b
     c = sr.select(y, X, method="stepwise-aic", max_selected=2)
     assert c.selected_terms == a[:2] and c.stopped_by == "max_selected"
+
+
+def test_stepwise_says_when_it_stops_for_lack_of_residual_df():
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((12, 40)), rng.standard_normal(12)
+    fit = sr.select(y, x, method="stepwise-aic")  # AIC keeps adding until no df are left
+    assert len(fit.selected_terms) == 10
+    assert fit.search.stopped_by == "no residual degrees of freedom left for another term"
+    assert sr.select(y, x, method="stepwise-bic", max_steps=1).search.stopped_by == "max_steps"
