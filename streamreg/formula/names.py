@@ -207,6 +207,37 @@ def rhs_variables(rhs: str, columns: NameSet) -> set[str]:
     return found
 
 
+def term_labels(expression: str) -> list[str]:
+    """patsy's names of the terms of ``expression`` (spacing normalised), intercept left out;
+    ``[expression]`` when patsy cannot read it.
+
+    Examples
+    --------
+    >>> term_labels("1 + C(g) + x1:x2")
+    ['C(g)', 'x1:x2']
+    """
+    try:
+        desc = patsy.ModelDesc.from_formula(expression)
+    except patsy.PatsyError:
+        return [expression]
+    return [term.name() for term in desc.rhs_termlist if term.factors]
+
+
+def has_intercept(rhs: str) -> bool:
+    """Whether a patsy right-hand side has an intercept (R's ``attr(terms, "intercept")``).
+
+    A factor coded in full beside ``0 +`` spans the constant, but the formula still has no
+    intercept, as in R.
+
+    Examples
+    --------
+    >>> has_intercept("1 + x1 + C(g)"), has_intercept("0 + x1"), has_intercept("x1 - 1")
+    (True, False, False)
+    """
+    desc = patsy.ModelDesc.from_formula(rhs if rhs.strip() else "1")
+    return any(not term.factors for term in desc.rhs_termlist)
+
+
 def unknown_names(rhs: str, colset: Container[str]) -> set[str]:
     """Bare names in the fixed terms that are neither data columns nor known functions.
 

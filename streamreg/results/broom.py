@@ -18,12 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import patsy
 
+from ..formula.names import has_intercept, term_labels
 from ..models import is_ols
 from ..models.base import column_scales
 from .fitstats import (
-    has_intercept,
     information_criteria,
     model_rank,
     null_deviance,
@@ -53,15 +52,6 @@ def _choice(value: str, options: tuple[str, ...], name: str) -> str:
 
 
 # -- tidy ----------------------------------------------------------------------------------------
-def _patsy_terms(expression: str) -> list[str]:
-    """patsy's names of the terms of ``expression`` (code spacing normalised), intercept left out."""
-    try:
-        desc = patsy.ModelDesc.from_formula(expression)
-    except patsy.PatsyError:
-        return [expression]
-    return [term.name() for term in desc.rhs_termlist if term.factors]
-
-
 def coefficient_terms(res: StreamRegResults) -> list[str | None]:
     """The patsy term of each coefficient, in the order of ``params`` (None when unknown).
 
@@ -94,7 +84,7 @@ def selection_columns(res: StreamRegResults) -> pd.DataFrame:
     """
     by_term: dict[str, pd.Series] = {}
     for _, row in res.selected.iterrows():
-        for name in _patsy_terms(str(row["term"])):
+        for name in term_labels(str(row["term"])):
             by_term[name] = row
     terms = coefficient_terms(res)
     rows = [by_term.get(t) if t is not None else None for t in terms]

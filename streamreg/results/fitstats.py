@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import patsy
 import statsmodels.api as sm
 
 #: families whose dispersion is fixed at 1 (statsmodels does not estimate their scale)
@@ -37,21 +36,6 @@ def estimates_dispersion(family: Any) -> bool:
     (True, False)
     """
     return not isinstance(family, _FIXED_DISPERSION)
-
-
-def has_intercept(rhs: str) -> bool:
-    """Whether a patsy right-hand side has an intercept (R's ``attr(terms, "intercept")``).
-
-    A factor coded in full beside ``0 +`` spans the constant, but the formula still has no
-    intercept, as in R.
-
-    Examples
-    --------
-    >>> has_intercept("1 + x1 + C(g)"), has_intercept("0 + x1"), has_intercept("x1 - 1")
-    (True, False, False)
-    """
-    desc = patsy.ModelDesc.from_formula(rhs if rhs.strip() else "1")
-    return any(not term.factors for term in desc.rhs_termlist)
 
 
 def model_rank(fit: Any) -> int:
@@ -133,7 +117,7 @@ def null_deviance(fit: Any, family: Any, intercept: bool) -> tuple[float, int]:
     fit : statsmodels GLMResults
     family : statsmodels family
     intercept : bool
-        Whether the formula has an intercept (:func:`has_intercept`).
+        Whether the formula has an intercept (:func:`~streamreg.formula.names.has_intercept`).
 
     Returns
     -------

@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import patsy
 import statsmodels.api as sm
 
-from ..formula.names import variables
+from ..formula.names import rhs_variables
 
 if TYPE_CHECKING:
     from ..models.base import ObservationWeights
@@ -45,11 +44,7 @@ def model_variables(res: StreamRegResults) -> list[str]:
     """
     train = res._train
     columns = set(train.columns)
-    desc = patsy.ModelDesc.from_formula(res._rhs if res._rhs.strip() else "1")
-    names: set[str] = set()
-    for term in desc.rhs_termlist:
-        for factor in term.factors:
-            names |= variables(factor.name(), columns)
+    names = rhs_variables(res._rhs, columns)
     return [c for c in train.columns if c in names and c != res.response_name]
 
 

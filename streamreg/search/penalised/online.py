@@ -30,9 +30,8 @@ import numpy as np
 import pandas as pd
 
 from ...models.base import CandidateBlock
-from ...streams.base import AcceptedTerm, TermBlock
+from ...streams.base import TermBlock
 from ..history import HistoryRecorder, Status
-from ..result import SELECTED_COLUMNS
 from .basis import ColumnSpec, Expander
 from .engine import L1Model
 
@@ -475,30 +474,3 @@ class OnlineL1Search:
             self.hist.add_row(stream, block.names[j], test=self.n_tests if tested else -1,
                               stream_test=self.tested[stream] if tested else -1, statistic=stat, df=max(df, 1),
                               level=self.rule.lam, status=status, pass_=block.pass_no)
-
-
-def run_to_terms(run: OnlineL1Run) -> tuple[list[AcceptedTerm], pd.DataFrame]:
-    """The selected terms (for the refit) and the ``selected`` table of a run.
-
-    A linear term is refitted whole (all its design columns) when any of its weights is
-    active; an RBF feature contributes its active basis columns, whose specs
-    (``extra["basis"]``) let the formula path rebuild them on new data.
-    """
-    accepted, rows = [], []
-    for order, tid in enumerate(run.active_terms(), start=1):
-        t = run.terms[tid]
-        idx = [i for i, s in enumerate(run.active) if s.term == tid]
-        specs = [run.active[i] for i in idx]
-        extra: dict = {"weights": run.model.w[idx].copy()}
-        if specs[0].is_rbf:
-            values = np.column_stack([s.values(t.raw) for s in specs])
-            columns = [f"{t.columns[0]}_rbf{k + 1}" for k in range(len(specs))]
-            extra["basis"] = tuple(specs)  # the formula layer writes them as refit terms
-        else:
-            values, columns = np.asarray(t.raw, dtype=float).reshape(len(t.raw), -1).copy(), list(t.columns)
-        accepted.append(AcceptedTerm(name=t.name, stream=t.stream, values=values, columns=columns, spec=t.spec,
-                                     extra=extra))
-        rows.append({"order": order, "term": t.name, "stream": t.stream, "test": t.test,
-                     "stream_test": t.stream_test, "statistic": t.statistic, "df": len(idx), "pvalue": np.nan,
-                     "level": t.level, "wealth": np.nan, "abs_weight": float(np.abs(extra["weights"]).sum())})
-    return accepted, pd.DataFrame(rows, columns=[*SELECTED_COLUMNS, "abs_weight"])
