@@ -71,6 +71,16 @@ class GammaWealthRule(Policy):
     w0: float
     gammai: tuple[float, ...] | None
 
+
+    #: the rule's parameters beside ``alpha``, ``w0`` and ``gammai``, in the order reported
+    _extra_parameters: tuple[str, ...] = ()
+
+    def parameters(self) -> dict:
+        out: dict[str, Any] = {"alpha": self.alpha, "w0": self.w0}
+        out.update({name: getattr(self, name) for name in self._extra_parameters})
+        if self.gammai is not None:
+            out["gammai"] = self.gammai
+        return out
     def _init_sequence(self, gammai: Sequence[float] | None) -> None:
         self.gammai = user_sequence(gammai, 1.0, "gammai")
         self._gamma = (
@@ -222,12 +232,6 @@ class LORDPlusPlus(GammaWealthRule):
     def _cost(self, tilde: np.ndarray, level: np.ndarray) -> np.ndarray:
         return level
 
-    def parameters(self) -> dict:
-        out: dict[str, Any] = {"alpha": self.alpha, "w0": self.w0}
-        if self.gammai is not None:
-            out["gammai"] = self.gammai
-        return out
-
     def guarantee(self) -> str:
         return (
             f"FDR <= {self.alpha:g} (Ramdas et al. 2017), valid when the null p-values are "
@@ -290,11 +294,7 @@ class SAFFRON(GammaWealthRule):
     def _cost(self, tilde: np.ndarray, level: np.ndarray) -> np.ndarray:
         return level / (1 - self.lambda_)
 
-    def parameters(self) -> dict:
-        out: dict[str, Any] = {"alpha": self.alpha, "w0": self.w0, "lambda_": self.lambda_}
-        if self.gammai is not None:
-            out["gammai"] = self.gammai
-        return out
+    _extra_parameters = ("lambda_",)
 
     def guarantee(self) -> str:
         return (
@@ -365,11 +365,7 @@ class ADDIS(GammaWealthRule):
     def _cost(self, tilde: np.ndarray, level: np.ndarray) -> np.ndarray:
         return level / (self.tau - self.lambda_)
 
-    def parameters(self) -> dict:
-        out: dict[str, Any] = {"alpha": self.alpha, "w0": self.w0, "lambda_": self.lambda_, "tau": self.tau}
-        if self.gammai is not None:
-            out["gammai"] = self.gammai
-        return out
+    _extra_parameters = ("lambda_", "tau")
 
     def guarantee(self) -> str:
         return (
@@ -420,12 +416,6 @@ class AlphaInvestingFDR(GammaWealthRule):
 
     def _cost(self, tilde: np.ndarray, level: np.ndarray) -> np.ndarray:
         return tilde
-
-    def parameters(self) -> dict:
-        out: dict[str, Any] = {"alpha": self.alpha, "w0": self.w0}
-        if self.gammai is not None:
-            out["gammai"] = self.gammai
-        return out
 
     def guarantee(self) -> str:
         return (
