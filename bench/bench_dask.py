@@ -4,12 +4,15 @@
     generated chunk by chunk (never materialised on the driver): a ``distributed``
     LocalCluster with 2 worker processes of 1 thread against the same graph on dask's
     synchronous scheduler in this process; the decisions must agree.
+(b) Tall data: ``n = 10,000,000`` rows x 200 candidates generated on the workers in row
+    chunks of 100,000 (16 GB in all, never gathered): the candidates are scored by sums over
+    row chunks.  Time, the peak memory of each worker process (its RSS, sampled every 0.25 s)
+    and of this driver; at n = 1,000,000 the same problem in memory with numpy, for the
+    decisions and the time ratio.
 (c) Overhead on data that fits in memory: ``select(y, X)`` with ``X`` a numpy array against
     ``select(y, da.from_array(X))`` (synchronous scheduler and the cluster).
 
-Tall data (many rows) is not implemented yet.
-
-Usage:  python bench/bench_dask.py [--quick] [--m 4000000] [--chunk 50000]
+Usage:  python bench/bench_dask.py [--quick] [--m 4000000] [--chunk 50000] [--only a|b|c] [--rows 10000000]
 """
 from __future__ import annotations
 
@@ -19,6 +22,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse
+import resource
+import threading
 import time
 
 import dask
@@ -62,6 +67,69 @@ def wide(m: int, chunk: int) -> pd.DataFrame:
     return out
 
 
+def tall_problem(n: int, row_chunk: int, seed: int = 6) -> tuple[da.Array, da.Array]:
+    g = da.random.default_rng(seed).standard_normal((n, 200), chunks=(row_chunk, 200))
+    noise = da.random.default_rng(seed + 1).standard_normal(n, chunks=row_chunk)
+    y = 0.02 * g[:, [3, 50, 120, 199]].sum(axis=1) + noise  # a small signal: n is large
+    return y, g
+
+
+def _rss() -> int:
+    import psutil
+
+    return int(psutil.Process().memory_info().rss)
+
+
+def peak_rss_of_workers(client: Client, fn):
+    """``fn()``'s value and the peak RSS of each worker process while it ran (MB)."""
+    peaks: dict[str, float] = {}
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            try:
+                for worker, rss in client.run(_rss).items():
+                    peaks[worker] = max(peaks.get(worker, 0.0), rss / 2**20)
+            except Exception:  # a worker restarting: sample again next time
+                pass
+            done.wait(0.25)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        value = fn()
+    finally:
+        done.set()
+        sampler.join()
+    return value, peaks
+
+
+def tall(n: int, row_chunk: int = 100_000) -> pd.DataFrame:
+    rows = []
+    small_n = min(n, 1_000_000)
+    y_small, g_small = tall_problem(small_n, row_chunk)
+    y_mem, x_mem = dask.compute(y_small, g_small)
+    secs, ref = timed(sr.select, y_mem, x_mem)
+    rows.append({"run": f"numpy in memory, n = {small_n:,}", "seconds": secs, "selected": ",".join(ref.selected_terms)})
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      memory_limit="8GiB", silence_logs=50) as cluster, Client(cluster) as client:
+        for size in dict.fromkeys([small_n, n]):
+            y, g = tall_problem(size, row_chunk)
+            t = time.perf_counter()
+            (secs_y, y_np), _ = peak_rss_of_workers(client, lambda y=y: timed(y.compute))
+            (secs, fit), peaks = peak_rss_of_workers(client, lambda y_np=y_np, g=g: timed(sr.select, y_np, g))
+            same = fit.selected_terms == ref.selected_terms if size == small_n else None
+            rows.append({"run": f"2 workers, n = {size:,} (rows summed)", "seconds": secs,
+                         "selected": ",".join(fit.selected_terms), "same as numpy": same,
+                         "y s": secs_y, "peak MB per worker": ", ".join(f"{v:.0f}" for v in peaks.values()),
+                         "data GB": size * 200 * 8 / 1e9, "wall s": time.perf_counter() - t})
+    out = pd.DataFrame(rows)
+    out["x numpy (n = 1e6)"] = out["seconds"] / out["seconds"].iloc[0]
+    print(f"driver peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB "
+          f"(y and the model's columns: {8 * n * 6 / 2**20:.0f} MB at n = {n:,})")
+    return out
+
+
 def overhead(m: int, chunk: int) -> pd.DataFrame:
     y, g = problem(m, chunk)
     x = g.compute()
@@ -87,13 +155,21 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="m = 400,000")
     ap.add_argument("--m", type=int, default=4_000_000)
     ap.add_argument("--chunk", type=int, default=50_000)
+    ap.add_argument("--rows", type=int, default=10_000_000, help="n of the tall problem (b)")
+    ap.add_argument("--only", choices=["a", "b", "c"], help="run one part")
     args = ap.parse_args()
     m = 400_000 if args.quick else args.m
+    n = 1_000_000 if args.quick else args.rows
     pd.set_option("display.width", 200)
-    print(f"== (a) lazily generated stream, 100 x {m:,}, chunks of {args.chunk:,} columns ==")
-    print(wide(m, args.chunk).to_string(index=False, float_format="%.3g"))
-    print(f"\n== (c) overhead on data in memory, 100 x {min(m, 1_000_000):,} ==")
-    print(overhead(min(m, 1_000_000), args.chunk).to_string(index=False, float_format="%.3g"))
+    if args.only in (None, "a"):
+        print(f"== (a) lazily generated stream, 100 x {m:,}, chunks of {args.chunk:,} columns ==")
+        print(wide(m, args.chunk).to_string(index=False, float_format="%.3g"))
+    if args.only in (None, "b"):
+        print(f"\n== (b) tall data, {n:,} x 200 generated on the workers, row chunks of 100,000 ==")
+        print(tall(n).to_string(index=False, float_format="%.3g"))
+    if args.only in (None, "c"):
+        print(f"\n== (c) overhead on data in memory, 100 x {min(m, 1_000_000):,} ==")
+        print(overhead(min(m, 1_000_000), args.chunk).to_string(index=False, float_format="%.3g"))
 
 
 if __name__ == "__main__":

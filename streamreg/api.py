@@ -8,18 +8,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
-from numpy.typing import ArrayLike
 
 from .formula.checks import check_fixed_columns
-from .formula.design import Design, build_design, check_fixed, design_matrix, term_name
+from .formula.dask_frame import build_dask_design, is_dask_frame, with_selected_columns
+from .formula.design import build_design, check_fixed, design_matrix, term_name
 from .formula.namespace import called_functions
 from .formula.terms import selected_rhs
+from .held_out import held_out, split_mask, split_rows
 from .models import ComparableState, GaussianState, GLMState, is_ols, make_state
 from .models.base import ObservationWeights
+from .models.robust import NONROBUST, RobustCov
 from .options import (
     check_options,
     check_response,
     check_weight_column,
+    cov_structure,
     observation_weights,
     require_stopping_rule,
 )
@@ -63,6 +66,8 @@ def streamreg(
     exposure: str | Any | None = None,
     freq_weights: str | Any | None = None,
     var_weights: str | Any | None = None,
+    cov_type: str = "nonrobust",
+    cov_kwds: Mapping[str, Any] | None = None,
     **method_options: Any,
 ) -> StreamRegResults:
     """Select terms from candidate streams and fit the chosen model.
@@ -93,7 +98,8 @@ def streamreg(
     max_tests, max_selected, time_budget : optional
         Stopping rules for long streams.
     verbose : bool or int
-        Progress on stderr every 10,000 tests (or every ``verbose`` tests).
+        A tqdm progress bar on stderr (tests, selected terms, wealth): ``True`` redraws it at
+        most ten times a second, an integer every ``verbose`` tests.
     multistream : bool, default True
         True: each stream (feature class) has its own wealth (paper 001, Alg. 2).
         False: one stream over all classes, smallest class first and dynamic ones
@@ -129,6 +135,19 @@ def streamreg(
         rows missing it are dropped like the others; arrays must be complete.  Predictions on
         new data read the offset (exposure) from the same column, or take statsmodels'
         default (0; exposure 1) when it was an array.  Not with grafting or BP-SFS.
+    cov_type : {"nonrobust", "HC0", "HC1", "HC2", "HC3", "cluster"}, default "nonrobust"
+        statsmodels' covariance types.  The refit uses it (``bse``, ``pvalues``, ``conf_int()``,
+        ``summary()`` as ``OLS/WLS/GLM(...).fit(cov_type=..., cov_kwds=...)``: normal and
+        chi-square inference), and so do a streamwise search's candidate tests (Gaussian,
+        identity link): the robust Wald test of the candidate in ``OLS(y, [X, b]).fit(cov_type=)``.
+        Stepwise, grafting and BP-SFS: the refit only.  GLMs: no robust candidate tests, and
+        only ``"HC0"``/``"cluster"`` (statsmodels' GLM computes HC1-HC3 as HC0; likewise for
+        least squares with an offset).  Not with ``freq_weights`` or ``test="paper"``.
+    cov_kwds : dict, optional
+        ``{"groups": g}`` for ``cov_type="cluster"``: ``g`` is a column name of ``data``
+        (never a candidate; rows missing it are dropped like the others) or an array with
+        one cluster label per row of ``data``.  statsmodels' small-sample correction
+        ``G/(G-1) (n-1)/(n-k)`` applies.
     functions : mapping, optional
         Callables usable by name in the formula: in any term, fixed or candidate
         (``y ~ cube(age) + stream(x*, cube(dose))``), in ``transform(x*, fn=name)`` and in
@@ -160,39 +179,54 @@ def streamreg(
                          max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,
                          missing=missing, multistream=multistream, passes=passes, functions=functions,
                          validate=validate, history=history, method_options=method_options, offset=offset,
-                         exposure=exposure, freq_weights=freq_weights, var_weights=var_weights, entry="streamreg")
+                         exposure=exposure, freq_weights=freq_weights, var_weights=var_weights, cov_type=cov_type,
+                         cov_kwds=cov_kwds, entry="streamreg")
     fam, searcher = opts.family, opts.method
-    if not isinstance(data, pd.DataFrame):  # before the split, which indexes the frame
-        raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    on_dask = is_dask_frame(data)
+    if not (on_dask or isinstance(data, pd.DataFrame)):  # before the split, which indexes the frame
+        raise TypeError(f"data must be a pandas or Dask DataFrame, got {type(data).__name__}")
     roles = {name: spec for name, spec in (opts.weights or {}).items() if isinstance(spec, str)}
+    if isinstance(opts.cov_groups, str):  # a clusters column has a role too
+        roles["cov_kwds['groups']"] = opts.cov_groups
     for name, column in roles.items():
         check_weight_column(name, column, data)
     n_rows = len(data)
     positions = np.arange(n_rows)  # the data rows used, by position (weights given as arrays follow them)
     held = None
     if opts.validate is not None:
-        mask = _split_mask(data, opts.validate, opts.seed)
+        if on_dask:
+            raise ValueError("validate= needs the rows in memory; with a Dask DataFrame split the rows first "
+                             "(e.g. data.random_split) and refit on the held-out part")
+        mask = split_mask(data, opts.validate, opts.seed)
         data, held = data.loc[~mask], data.loc[mask]
         positions, held_positions = np.flatnonzero(~mask), np.flatnonzero(mask)
-    design = build_design(formula, data, binomial=isinstance(fam, sm.families.Binomial), missing=opts.missing,
-                          functions=opts.functions, family=fam, roles=list(dict.fromkeys(roles.values())))
+    design_options = {"binomial": isinstance(fam, sm.families.Binomial), "missing": opts.missing,
+                      "functions": opts.functions, "family": fam, "roles": list(dict.fromkeys(roles.values()))}
+    if on_dask:  # the model's columns are gathered; the candidates stay on the cluster
+        design, column_of = build_dask_design(formula, data, **design_options)
+    else:
+        design, column_of = build_design(formula, data, **design_options), {}
     if design.n_dropped:
         warnings.warn(f"dropped {design.n_dropped} rows with missing values in the columns used",
                       stacklevel=2)
     if design.rows is not None:
         positions = positions[design.rows]
     weights = observation_weights(opts.weights, n_rows, design.frame, positions)
+    cov = cov_structure(opts, n_rows, design.frame, positions)
     fixed = design.fixed.to_numpy(dtype=float)
-    state = _make_state(design.y, fixed, fam, opts.test, weights)
+    state = _make_state(design.y, fixed, fam, opts.test, weights, cov if opts.robust_tests else NONROBUST)
     search = searcher.run(state, design.streams, fixed=fixed, family=fam, options=opts.search)
     rhs = selected_rhs(design.parsed.fixed, search.accepted)  # the formula layer writes the selected terms
     train, y, validation = design.frame, design.y, None
+    if column_of:  # a Dask DataFrame: the selected candidates' columns join the gathered ones
+        train = with_selected_columns(design, search.accepted, column_of)
     if held is not None:
-        train, y, validation, kept = _held_out(held, design, len(design.frame))
+        train, y, validation, kept = held_out(held, design, len(design.frame))
         weights = observation_weights(opts.weights, n_rows, train, held_positions[kept])
+        cov = cov_structure(opts, n_rows, train, held_positions[kept])
     model = SelectedModel(rhs=rhs, response_label=design.response_label, response_name=design.response_name,
                           train=train, y=y, family=fam, derived=design.derived,
-                          functions=called_functions(rhs, design.functions), weights=weights)
+                          functions=called_functions(rhs, design.functions), weights=weights, cov=cov)
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 formula=formula, success_level=design.success_level, n_dropped=design.n_dropped,
                                 y_ordered=tuple(design.y_ordered or ()), validation=validation)
@@ -200,61 +234,14 @@ def streamreg(
 
 
 def _make_state(y: np.ndarray, fixed: np.ndarray, family: Any, test: str | None,
-                weights: ObservationWeights) -> ComparableState:
-    """:func:`~streamreg.models.make_state`, with the offset and weights when there are any."""
-    if weights.empty:
+                weights: ObservationWeights, cov: RobustCov = NONROBUST) -> ComparableState:
+    """:func:`~streamreg.models.make_state`, with the offset and weights when there are any and
+    the robust covariance of the candidate tests (Gaussian only: checked by the options)."""
+    if weights.empty and not cov.robust:
         return make_state(y, fixed, family, test)
     if is_ols(family):
-        return GaussianState(y, fixed, test=test or "t", weights=weights)
+        return GaussianState(y, fixed, test=test or "t", weights=weights, cov=cov)
     return GLMState(y, fixed, family, test=test or "score", weights=weights)
-
-
-def split_rows(data: pd.DataFrame, validate: ArrayLike, seed: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(selection rows, held-out rows) from a fraction, a boolean mask or row labels."""
-    mask = _split_mask(data, validate, seed)
-    return data.loc[~mask], data.loc[mask]
-
-
-def _split_mask(data: pd.DataFrame, validate: ArrayLike, seed: int | None) -> np.ndarray:
-    """True for the held-out rows (see :func:`split_rows`)."""
-    if isinstance(validate, float):
-        if not 0 < validate < 1:
-            raise ValueError(f"validate as a fraction must lie in (0, 1), got {validate!r}")
-        n_held = round(validate * len(data))
-        pick = np.random.default_rng(seed).choice(len(data), size=n_held, replace=False)
-        mask = np.zeros(len(data), dtype=bool)
-        mask[pick] = True
-    else:
-        arr = np.asarray(validate)
-        if arr.dtype == bool:
-            if len(arr) != len(data):
-                raise ValueError(f"a validate mask needs one entry per row ({len(data)}), got {len(arr)}")
-            mask = arr
-        else:
-            missing = pd.Index(arr).difference(data.index)
-            if len(missing):
-                raise ValueError(f"validate names rows not in the data: {list(missing[:5])}")
-            mask = data.index.isin(arr)
-    if mask.sum() < 2 or (~mask).sum() < 2:
-        raise ValueError("validate must leave at least two rows on each side of the split")
-    return mask
-
-
-def _held_out(held: pd.DataFrame, design: Design, n_selection: int
-              ) -> tuple[pd.DataFrame, np.ndarray, dict[str, int], np.ndarray]:
-    """Refit frame, response, sizes and the positions (in ``held``) of the rows kept."""
-    cols = [c for c in design.frame.columns if c in held.columns]
-    frame = held[cols]
-    incomplete = frame.isna().any(axis=1).to_numpy()
-    n_na = int(incomplete.sum())
-    frame = frame.loc[~incomplete]
-    if len(frame) < 2:
-        raise ValueError("fewer than two held-out rows are complete in the columns used")
-    y = design_matrix("0 + " + design.response_label, frame, frame).iloc[:, 0].to_numpy(dtype=float)
-    if design.derived:
-        frame = design.derived.augment(frame)
-    return frame, y, {"n_selection": n_selection, "n_validation": len(frame), "n_dropped": n_na}, \
-        np.flatnonzero(~incomplete)
 
 
 def select(
@@ -279,6 +266,8 @@ def select(
     exposure: Any | None = None,
     freq_weights: Any | None = None,
     var_weights: Any | None = None,
+    cov_type: str = "nonrobust",
+    cov_kwds: Mapping[str, Any] | None = None,
     **method_options: Any,
 ) -> StreamRegResults:
     """Streamwise selection without a formula: arrays, DataFrames or generators.
@@ -315,6 +304,11 @@ def select(
     offset, exposure, freq_weights, var_weights : array, optional
         One value per observation, with statsmodels' meanings (see :func:`streamreg`); used
         in every candidate test and in the refit.
+    cov_type : {"nonrobust", "HC0", "HC1", "HC2", "HC3", "cluster"}, default "nonrobust"
+        statsmodels' covariance type, for the refit and the candidate tests of a streamwise
+        search (see :func:`streamreg`).
+    cov_kwds : dict, optional
+        ``{"groups": array}`` (one cluster label per observation) for ``cov_type="cluster"``.
 
     Examples
     --------
@@ -332,11 +326,12 @@ def select(
                          intercept=intercept, order=order, history=history, passes=passes,
                          method_options=method_options,
                          offset=offset, exposure=exposure, freq_weights=freq_weights, var_weights=var_weights,
-                         entry="select")
+                         cov_type=cov_type, cov_kwds=cov_kwds, entry="select")
     fam, searcher = opts.family, opts.method
     yname, yv = _response_vector(y, fam)
     n = len(yv)
     weights = observation_weights(opts.weights, n)
+    cov = cov_structure(opts, n)
     frame = _fixed_frame(fixed, yname, yv)
     fixed_rhs = " + ".join((["1"] if opts.intercept else ["0"]) + [term_name(c) for c in frame.columns[1:]])
     fixed_x = design_matrix(fixed_rhs, frame, frame)
@@ -352,11 +347,11 @@ def select(
     y_ordered = _apply_order(stream_objs, opts.order, yv, opts.seed)
     require_stopping_rule(opts, [s.name for s in stream_objs if not known_length(s)])
     fixed_values = fixed_x.to_numpy(dtype=float)
-    state = _make_state(yv, fixed_values, fam, opts.test, weights)
+    state = _make_state(yv, fixed_values, fam, opts.test, weights, cov if opts.robust_tests else NONROBUST)
     search = searcher.run(state, stream_objs, fixed=fixed_values, family=fam, options=opts.search)
     frame, names = _add_selected(search.accepted, frame, reserved)
     model = SelectedModel(rhs=" + ".join([fixed_rhs] + names), response_label=term_name(yname),
-                          response_name=yname, train=frame, y=yv, family=fam, weights=weights)
+                          response_name=yname, train=frame, y=yv, family=fam, weights=weights, cov=cov)
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 y_ordered=tuple(y_ordered))
     return fit_selected(model, selection)

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import inspect
 import os
+import re
 import signal
 import sys
 import warnings
@@ -20,6 +22,7 @@ import pandas as pd
 from . import __version__
 from .api import streamreg
 from .datasets import DatasetError, list_datasets, load
+from .method_options import _method_factory, _parameters
 
 if TYPE_CHECKING:
     from .results import StreamRegResults
@@ -30,6 +33,13 @@ _USER_ERRORS = (ValueError, TypeError, KeyError)
 _USAGE_ERROR = 2
 _BROKEN_PIPE = 128 + getattr(signal, "SIGPIPE", 13)  # the shell's status for a writer whose reader left
 _OUTPUTS = {"--latex": "latex", "--html": "html", "--history": "history"}  # option -> attribute
+_METHOD_DEST = "method_option_"  # namespace prefix of the flags derived from the methods' signatures
+_WEIGHT_FLAGS = {
+    "offset": "a data column added to the linear predictor",
+    "exposure": "a data column whose log is added to the linear predictor (log link)",
+    "freq_weights": "a data column of frequency weights (counts of identical rows)",
+    "var_weights": "a data column of prior weights dividing the variance (R's glm weights=)",
+}
 
 
 class CLIError(Exception):
@@ -54,8 +64,6 @@ def _parser() -> argparse.ArgumentParser:
                    "downloaded on first use) or a CSV path")
     p.add_argument("--family", default=None, help="gaussian (default; bundled sets suggest their own), binomial, poisson, ...")
     p.add_argument("--method", default="alpha-investing", help="selection rule (default alpha-investing)")
-    p.add_argument("--w0", type=float, default=None, help="initial wealth")
-    p.add_argument("--alpha-delta", type=float, default=None, help="payout per acceptance (alpha-investing)")
     p.add_argument("--test", default=None, help="t or paper (gaussian); score or lr (GLMs)")
     p.add_argument("--max-tests", type=int, default=None, help="stop after this many tests")
     p.add_argument("--max-selected", type=int, default=None, help="stop after this many selected terms")
@@ -65,8 +73,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="hold out this fraction of the rows: select on the rest, refit on the held-out rows "
                         "(inference that holds after selection)")
     p.add_argument("--seed", type=int, default=None, help="seed of the --validate split and of random orders")
-    p.add_argument("--verbose", type=int, default=None, metavar="EVERY",
-                   help="report progress on stderr every EVERY tests")
+    p.add_argument("--verbose", type=int, nargs="?", const=True, default=None, metavar="EVERY",
+                   help="a progress bar on stderr (redrawn every EVERY tests when given)")
+    for option, help_text in _WEIGHT_FLAGS.items():
+        p.add_argument(f"--{option.replace('_', '-')}", default=None, metavar="COLUMN", help=help_text)
+    p.add_argument("--cov-type", default=None, metavar="TYPE",
+                   help="covariance of the estimates (and of a streamwise search's Gaussian candidate tests): "
+                        "nonrobust (default), HC0, HC1, HC2, HC3 or cluster (statsmodels' names)")
+    p.add_argument("--cluster", default=None, metavar="COLUMN", help="the data column of the clusters of --cov-type cluster")
     p.add_argument("--version", action="version", version=f"streamreg {__version__}")
     p.add_argument("--latex", metavar="FILE", help="also write the summary as LaTeX")
     p.add_argument("--html", metavar="FILE", help="also write the summary as HTML")
@@ -74,7 +88,108 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-history", choices=("full", "none"), default="full",
                    help="history rows kept: full (one per candidate, default) or none (only the accepted "
                         "and refused ones: memory stays flat on long streams)")
+    _add_method_flags(p)
     return p
+
+
+# -- method options ------------------------------------------------------------------------
+# One flag per keyword parameter of any registered method (policy or search method), read from
+# the constructors' signatures: a new rule gets its flags without a change here.
+
+def _method_names() -> list[str]:
+    """Every method name, one per constructor (the longest of its aliases: lord++, bp-sfs)."""
+    from .policies.registry import _REGISTRY
+    from .search.methods import _METHODS
+
+    by_factory: dict[int, str] = {}
+    for name, factory in [*_REGISTRY.items(), *_METHODS.items()]:
+        name = name.replace("_", "-")
+        if len(name) > len(by_factory.get(id(factory), "")):
+            by_factory[id(factory)] = name
+    return sorted(by_factory.values())
+
+
+def _method_parameters(method: str) -> list[inspect.Parameter] | None:
+    """The options ``method`` takes (None: unknown method, or one taking ``**kwargs``)."""
+    factory, fixed = _method_factory(method)
+    if factory is None:
+        return None
+    params = _parameters(factory)
+    return None if params is None else [q for q in params if q.name not in fixed]
+
+
+def _flag(name: str) -> str:
+    return "--" + name.rstrip("_").replace("_", "-")  # lambda_ -> --lambda
+
+
+def _number_or_text(text: str) -> float | str:
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _numbers(text: str) -> list[float]:
+    try:
+        return [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}") from None
+
+
+_numbers.__name__ = "comma-separated numbers"
+
+
+def _converter(annotation: str) -> tuple[Callable[[str], Any] | None, dict[str, Any]]:
+    """argparse ``type`` and extra keywords for a parameter annotated ``annotation``."""
+    tokens = set(re.findall(r"[A-Za-z_]+", annotation)) - {"None"}
+    if "Sequence" in tokens:
+        return _numbers, {"metavar": "X,Y,..."}
+    if tokens == {"bool"}:
+        return None, {"action": argparse.BooleanOptionalAction}
+    if tokens == {"int"}:
+        return int, {}
+    if tokens == {"float"} or tokens == {"int", "float"}:
+        return float, {}
+    if tokens == {"str"}:
+        return str, {}
+    return _number_or_text, {"metavar": "VALUE"}
+
+
+def _add_method_flags(p: argparse.ArgumentParser) -> None:
+    group = p.add_argument_group("method options", "each applies to the methods named after it")
+    users: dict[str, list[str]] = {}
+    params: dict[str, inspect.Parameter] = {}
+    for method in _method_names():
+        for q in _method_parameters(method) or []:
+            params.setdefault(q.name, q)
+            users.setdefault(q.name, []).append(method)
+    for name in sorted(params, key=_flag):
+        q = params[name]
+        annotation = q.annotation if isinstance(q.annotation, str) else inspect.formatannotation(q.annotation)
+        convert, extra = _converter(annotation)
+        kwargs: dict[str, Any] = {"dest": _METHOD_DEST + name, "default": None,
+                                  "metavar": name.rstrip("_").upper(), **extra}
+        if "action" in extra:
+            del kwargs["metavar"]
+        if convert is not None:
+            kwargs["type"] = convert
+        group.add_argument(_flag(name), help=f"({', '.join(users[name])})", **kwargs)
+
+
+def _method_options(args: argparse.Namespace, argv_method: str) -> dict[str, Any]:
+    """The method flags given, checked against the chosen method's signature."""
+    given = {k[len(_METHOD_DEST):]: v for k, v in vars(args).items() if k.startswith(_METHOD_DEST) and v is not None}
+    params = _method_parameters(argv_method)
+    if not given or params is None:  # an unknown method is reported by the selection, with the known ones
+        return given
+    valid = [q.name for q in params]
+    wrong = [k for k in given if k not in valid]
+    if wrong:
+        flags = ", ".join(_flag(k) for k in wrong)
+        verb = "does" if len(wrong) == 1 else "do"
+        listed = f"its options: {', '.join(_flag(k) for k in valid)}" if valid else "it takes no options"
+        raise CLIError(f"{flags} {verb} not apply to method {argv_method!r}; {listed}")
+    return given
 
 
 # -- input -------------------------------------------------------------------------------
@@ -195,14 +310,15 @@ def _error_text(exc: BaseException) -> str:
 
 
 def _select(args: argparse.Namespace, data: pd.DataFrame, family: str | None) -> StreamRegResults:
-    options: dict[str, Any] = {}
-    if args.w0 is not None:
-        options["w0"] = args.w0
-    if args.alpha_delta is not None:
-        options["alpha_delta"] = args.alpha_delta
-    for option in ("max_selected", "time_budget", "passes", "validate", "seed", "verbose"):
+    options = _method_options(args, args.method)
+    for option in ("max_selected", "time_budget", "passes", "validate", "seed", "verbose", "cov_type",
+                   *_WEIGHT_FLAGS):
         if getattr(args, option) is not None:
             options[option] = getattr(args, option)
+    if args.cluster is not None:
+        options["cov_kwds"] = {"groups": args.cluster}
+    elif str(args.cov_type).lower() == "cluster":
+        raise CLIError("--cov-type cluster needs the clusters: --cluster COLUMN")
     try:
         return streamreg(args.formula, data, family=family or "gaussian", method=args.method, test=args.test,
                          max_tests=args.max_tests, history=args.keep_history, **options)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import statsmodels.api as sm
 
+from .cov_options import check_cov_type, cov_structure
 from .method_options import check_method
 from .models import is_ols, resolve_family
 from .models.base import ObservationWeights
@@ -64,10 +65,10 @@ _TESTS_GLM = ("score", "lr")
 #: keyword options of the two entry points (for "did you mean" hints on misspelt options)
 STREAMREG_OPTIONS = ("family", "method", "test", "block_size", "max_tests", "max_selected", "time_budget",
                      "missing", "verbose", "multistream", "passes", "functions", "validate", "seed", "history",
-                     "offset", "exposure", "freq_weights", "var_weights")
+                     "offset", "exposure", "freq_weights", "var_weights", "cov_type", "cov_kwds")
 SELECT_OPTIONS = ("fixed", "intercept", "family", "method", "test", "block_size", "max_tests", "max_selected",
                   "time_budget", "verbose", "order", "seed", "history", "passes", "offset", "exposure",
-                  "freq_weights", "var_weights")
+                  "freq_weights", "var_weights", "cov_type", "cov_kwds")
 
 #: the offset and weight options (statsmodels' ``GLM`` keywords), in the order they are reported
 WEIGHT_OPTIONS = ObservationWeights.FIELDS
@@ -148,6 +149,13 @@ class Options:
     order: Any = None
     #: the offset and weight options given: option -> data column name or checked float array
     weights: Mapping[str, Any] | None = None
+    #: statsmodels' covariance type of the refit and, for a streamwise search, of the candidate tests
+    cov_type: str = "nonrobust"
+    #: ``cov_type="cluster"``: the groups, a data column name or an array (length checked later)
+    cov_groups: Any = None
+    #: whether the search's candidate tests use ``cov_type`` (stepwise and the penalised searches
+    #: decide by criteria and penalties, so there it concerns the refit only)
+    robust_tests: bool = False
 
 
 # ---------------------------------------------------------------------------------------
@@ -327,8 +335,8 @@ def check_options(*, family: Any = "gaussian", method: Any = "alpha-investing", 
                   multistream: Any = True, passes: Any = 1, functions: Any = None, validate: Any = None,
                   intercept: Any = True, order: Any = None, history: Any = "full",
                   method_options: dict | None = None, offset: Any = None, exposure: Any = None,
-                  freq_weights: Any = None, var_weights: Any = None,
-                  entry: str = "streamreg") -> Options:
+                  freq_weights: Any = None, var_weights: Any = None, cov_type: Any = "nonrobust",
+                  cov_kwds: Any = None, entry: str = "streamreg") -> Options:
     """Validate every option of one call; returns them as a frozen :class:`Options`.
 
     Parameters
@@ -336,6 +344,8 @@ def check_options(*, family: Any = "gaussian", method: Any = "alpha-investing", 
     offset, exposure, freq_weights, var_weights : optional
         Checked by :func:`check_weight_options` (their lengths later, by
         :func:`observation_weights`); stored in ``Options.weights``.
+    cov_type, cov_kwds : optional
+        Checked by :func:`check_cov_type` (the groups' length later, by :func:`cov_structure`).
     entry : {"streamreg", "select"}
         Which entry point is calling (for the "did you mean" hints of misspelt options).
 
@@ -358,11 +368,13 @@ def check_options(*, family: Any = "gaussian", method: Any = "alpha-investing", 
     weights = check_weight_options({"offset": offset, "exposure": exposure, "freq_weights": freq_weights,
                                     "var_weights": var_weights}, fam, entry=entry)
     _check_weights_fit_method(searcher, method, weights)
+    cov, groups, robust_tests = check_cov_type(cov_type, cov_kwds, fam, test, searcher, weights, entry=entry)
     return Options(
         family=fam, family_name=fam_name, method=searcher, test=check_test(test, fam), search=search,
         unlimited=unlimited, seed=_check_seed(seed), missing=_check_missing(missing),
         functions=_check_functions(functions), validate=_check_validate(validate),
         intercept=check_bool("intercept", intercept), order=_check_order(order), weights=weights,
+        cov_type=cov, cov_groups=groups, robust_tests=robust_tests,
     )
 
 
@@ -427,7 +439,7 @@ def check_response(y: np.ndarray, family: Any, name: str) -> None:
 
 __all__ = [  # the checks of the modules this one gathers are imported from here
     "HISTORY_MODES", "SELECT_OPTIONS", "STOPPING_RULES", "STREAMREG_OPTIONS", "WEIGHT_OPTIONS", "Options",
-    "SearchOptions", "check_bool", "check_choice", "check_count", "check_family", "check_integer", "check_method",
-    "check_number", "check_options", "check_response", "check_test", "check_weight_column", "check_weight_options",
-    "observation_weights", "require_stopping_rule",
+    "SearchOptions", "check_bool", "check_choice", "check_count", "check_cov_type", "check_family", "check_integer",
+    "check_method", "check_number", "check_options", "check_response", "check_test", "check_weight_column",
+    "check_weight_options", "cov_structure", "observation_weights", "require_stopping_rule",
 ]

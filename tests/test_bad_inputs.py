@@ -131,7 +131,7 @@ STREAMREG_OPTIONS = [
 ]
 
 STREAMREG_DATA = [
-    ("data-array", lambda c: sr.streamreg(F, c.x), TypeError, "data must be a pandas DataFrame"),
+    ("data-array", lambda c: sr.streamreg(F, c.x), TypeError, "data must be a pandas or Dask DataFrame, got ndarray"),
     ("formula-number", lambda c: sr.streamreg(3, c.df), sr.FormulaError, "the formula must be a string"),
     ("constant-gaussian-response", lambda c: sr.streamreg(F, c.df.assign(y=1.5)), ValueError,
      "the response 'y' is constant"),

@@ -117,6 +117,7 @@ def build_design(
     functions: Mapping[str, Callable[..., Any]] | None = None,
     family: Any = None,
     roles: Iterable[str] = (),
+    parsed: ParsedFormula | None = None,
 ) -> Design:
     """Parse ``formula`` against ``data``; the caller's frame is never modified.
 
@@ -127,7 +128,8 @@ def build_design(
     checked against it on the rows used (constant, one class, negative counts; see
     :func:`streamreg.options.check_response`).  ``roles`` names data columns with a role in
     the model other than a term (an offset, exposure or weights column): no stream offers
-    them, and rows with a missing value in them are dropped like the others.
+    them, and rows with a missing value in them are dropped like the others.  ``parsed``:
+    the formula already parsed (the Dask path passes its fixed part alone).
     """
     functions = dict(functions or {})
     term_fns = term_functions(functions)  # one namespace for fixed terms, candidates and refits
@@ -140,7 +142,7 @@ def build_design(
         raise ValueError(f"the data have duplicated column names {dup}; column names must be unique")
     if len(data) == 0:
         raise ValueError("the data have no rows")
-    parsed = parse_formula(formula)
+    parsed = parse_formula(formula) if parsed is None else parsed
     labels = data.columns.tolist()  # tolist: no pandas scalar per column
     as_text = isinstance(data.columns.dtype, pd.StringDtype) and not data.columns.hasnans
     columns = labels if as_text else list(map(str, labels))

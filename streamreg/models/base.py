@@ -1,6 +1,7 @@
 """Shared pieces of the model states: candidate blocks and the orthogonal basis."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -163,26 +164,38 @@ def _reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray,
     g = q_and_target.T @ cols
     if norm2 is None:
         norm2 = np.einsum("ij,ij->j", cols, cols)
+    return gain_from_products(q_and_target, g, norm2, lambda idx: cols[:, idx])
+
+
+def gain_from_products(q_and_target: np.ndarray, g: np.ndarray, norm2: np.ndarray,
+                       columns: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Gain and rank from the products ``g = [Q t]' B`` and the squared norms of B's columns.
+
+    The products are all most columns need; ``columns(idx)`` returns the few columns that
+    need their values (scales out of floating-point range, near-collinear columns), so the
+    products may come from anywhere (here, or summed over row chunks on a cluster).
+    ``g`` may be modified; ``norm2`` (often a block's cached norms) is not.
+    """
     qb, u = g[:-1], g[-1]
     wild = np.flatnonzero(~((norm2 > _SAFE_LOW) & (norm2 < _SAFE_HIGH)))
-    if wild.size:  # all-zero columns (common in sparse data) need no rescue
-        wild = wild[np.any(cols[:, wild] != 0, axis=0)]
+    rescaled: tuple[np.ndarray, np.ndarray] | None = None
     if wild.size:
         # columns at scales like 1e-300 or 1e200 under- or overflow in the products above;
-        # the statistic is scale-free, so score them at a power-of-two scale (exact)
-        sub = equilibrate(cols[:, wild])
-        g_sub = q_and_target.T @ sub
-        g = g.copy()
-        g[:, wild] = g_sub
-        qb, u = g[:-1], g[-1]
+        # the statistic is scale-free, so score them at a power-of-two scale (exact).
+        # All-zero columns (common in sparse data) need no rescue.
+        values = columns(wild)
+        nonzero = np.any(values != 0, axis=0)
+        wild, values = wild[nonzero], values[:, nonzero]
+    if wild.size:
+        sub = equilibrate(values)
+        g[:, wild] = q_and_target.T @ sub
         norm2 = norm2.copy()
         norm2[wild] = np.einsum("ij,ij->j", sub, sub)
-        cols = cols.copy()
-        cols[:, wild] = sub
+        rescaled = (wild, sub)
     d2 = norm2 - np.einsum("ij,ij->j", qb, qb)
     redo = np.flatnonzero(d2 <= _RECOMPUTE_BELOW * norm2)
     if redo.size:
-        sub = cols[:, redo]
+        sub = _columns_as_scored(redo, columns, rescaled)
         q = q_and_target[:, :-1]
         res = sub - q @ (q.T @ sub)
         res -= q @ (q.T @ res)  # second pass: exact orthogonality even for near-collinear columns
@@ -192,6 +205,18 @@ def _reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray,
     safe = np.where(collinear, 1.0, d2)
     gain = np.where(collinear, 0.0, u * u / safe)
     return gain, np.where(collinear, 0, 1)
+
+
+def _columns_as_scored(idx: np.ndarray, columns: Callable[[np.ndarray], np.ndarray],
+                       rescaled: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+    """Columns ``idx``, the rescaled copies where a column was scored at another scale."""
+    values = np.array(columns(idx), dtype=float)
+    if rescaled is not None:
+        wild, sub = rescaled
+        pos = np.searchsorted(wild, idx)
+        hit = (pos < wild.size) & (wild[np.minimum(pos, wild.size - 1)] == idx)
+        values[:, hit] = sub[:, pos[hit]]
+    return values
 
 
 def multi_column_reduction(resid: np.ndarray, target: np.ndarray, total_sq: float) -> tuple[float, int]:

@@ -4,6 +4,8 @@ For a current design X with orthonormal basis Q and residual r, a candidate bloc
 scored in one pass: ``B~ = B - Q (Q'B)`` (BLAS-3), the drop in RSS is
 ``(B~'r)^2 / ||B~||^2`` per column, and the partial t statistic follows.  These are exactly
 the numbers statsmodels' ``OLS(y, [X, b]).fit()`` reports for the candidate's coefficient.
+With a robust covariance (``cov=``) the test is instead the robust Wald test of
+``OLS(y, [X, b]).fit(cov_type=...)``, block-vectorised in :mod:`.robust`.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from .base import (
     skip_codes,
 )
 from .distributions import CachedCritical, log_sf
+from .robust import NONROBUST, RobustCov, RobustScorer
 
 TESTS = ("t", "paper")
 
@@ -47,15 +50,26 @@ class GaussianState:
         (residual df ``sum(freq_weights) - k``).  The t statistic of a candidate is then
         statsmodels' ``WLS(y, [X, b], weights=var_weights)`` (``GLM(..., freq_weights=)``
         with ``use_t``; the OLS of the rows repeated) for its coefficient.
+    cov : RobustCov, optional
+        A robust covariance (``"HC0"``-``"HC3"``, ``"cluster"``): each candidate's test is
+        then the robust Wald chi-square of its coefficient(s) in
+        ``OLS(y, [X, b]).fit(cov_type=..., cov_kwds=...)`` (``WLS`` with ``var_weights``),
+        with chi-square p-values as statsmodels computes them.  Not with ``test="paper"``
+        nor with ``freq_weights`` (checked by :mod:`streamreg.options`).
     """
 
     family_name = "gaussian"
 
     def __init__(self, y: np.ndarray, fixed: np.ndarray, *, test: str = "t",
-                 weights: ObservationWeights | None = None):
+                 weights: ObservationWeights | None = None, cov: RobustCov | None = None):
         if test not in TESTS:
             raise ValueError(f"test must be one of {TESTS} for the Gaussian family, got {test!r}")
         self.test = test
+        self.cov = NONROBUST if cov is None else cov
+        if self.cov.robust and test == "paper":
+            raise ValueError("a robust cov_type needs test='t': the paper's p-value has no robust version")
+        if self.cov.robust and weights is not None and weights.freq_weights is not None:
+            raise ValueError("a robust cov_type cannot be combined with freq_weights")
         self._critical = CachedCritical()
         self.y = np.asarray(y, dtype=float)
         self.n = len(self.y)
@@ -86,6 +100,7 @@ class GaussianState:
         self.resid = self.basis.residualise(self.resid[:, None])[:, 0]
         self.rss = float(self.resid @ self.resid)
         self._qr = np.column_stack([self.basis.q, self.resid])
+        self._robust = RobustScorer(self.basis.q, self.resid, self.cov, self.nobs) if self.cov.robust else None
 
     def score_block(self, block: CandidateBlock) -> tuple[TestOutcomes, np.ndarray]:
         """Test every candidate of ``block`` against the current model.
@@ -98,6 +113,8 @@ class GaussianState:
         drss = np.zeros(m)
         rank = widths.astype(int).copy()
         single = widths == 1
+        if self._robust is not None:
+            return self._score_robust(block)
         if single.all():
             drss, rank = self._single_columns(block)
         else:
@@ -120,6 +137,33 @@ class GaussianState:
         else:
             out = TestOutcomes(stat, df, dfr, llr, log_sf, self._critical)
         return out, codes
+
+    def _score_robust(self, block: CandidateBlock) -> tuple[TestOutcomes, np.ndarray]:
+        """Robust Wald chi-squares (see :mod:`.robust`); terms of one width are scored together."""
+        assert self._robust is not None
+        m, widths = len(block), block.widths
+        stat, drss, rank = np.zeros(m), np.zeros(m), widths.astype(int).copy()
+        single = np.flatnonzero(widths == 1)
+        if single.size == m:
+            norm2 = block.sq_norms() if self.row_weights is None else None
+            stat, drss, rank = self._robust.single(self._weighted(block.values), norm2)
+        elif single.size:
+            cols = block.values[:, block.starts[single]]
+            stat[single], drss[single], rank[single] = self._robust.single(self._weighted(cols))
+        for d in np.unique(widths[widths > 1]):
+            which = np.flatnonzero(widths == d)
+            cols = (block.starts[which][:, None] + np.arange(d)).ravel()
+            stat[which], drss[which], rank[which] = self._robust.multi(self._weighted(block.values[:, cols]), int(d))
+        # the llr stays the exact least-squares gain n log(RSS0/RSS1) (fixed-penalty rules read it)
+        df_resid = self.nobs - self.k - rank
+        codes = skip_codes(block, rank, df_resid)
+        skip = codes != TESTED
+        rss1 = np.maximum(self.rss - drss, self.rss * 1e-15 + np.finfo(float).tiny)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            llr = np.where(skip, 0.0, self.nobs * np.log(self.rss / rss1))
+        stat = np.where(skip, 0.0, stat)
+        chi2 = np.full(m, np.inf)  # statsmodels' robust tests are z / chi-square (use_t=False)
+        return TestOutcomes(stat, np.maximum(rank, 1), chi2, llr, log_sf, self._critical), codes
 
     def _single_columns(self, block: CandidateBlock) -> tuple[np.ndarray, np.ndarray]:
         """RSS reduction and rank (0/1) of each single-column candidate.
@@ -174,7 +218,7 @@ class GaussianState:
 
     def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> GaussianState:
         """A new state on ``[fixed, *terms]`` (terms accepted in order); this one is unchanged."""
-        new = GaussianState(self.y, fixed, test=self.test, weights=self.weights)
+        new = GaussianState(self.y, fixed, test=self.test, weights=self.weights, cov=self.cov)
         for values in terms:
             new.accept(values)
         return new

@@ -43,6 +43,10 @@ from .separation import mle_exists
 
 TESTS = ("score", "lr")
 _FIT_TOL = 1e-12
+#: relative change of the deviance that also counts as converged: at large n the deviance's
+#: own rounding (a few ulps of, e.g., 8317 = 2e-12) exceeds any absolute tolerance this tight,
+#: and IRLS would oscillate in the last bit until maxiter
+_FIT_RTOL = 1e-13
 _FIT_MAXITER = 200
 _RETRY_MAXITER = 2000
 _MU_EPS = 1e-12
@@ -79,7 +83,7 @@ def _irls(model: Any, start: np.ndarray | None, maxiter: int) -> tuple[Any, bool
                                                                        invalid="ignore"):
         warnings.simplefilter("always")
         try:
-            result = model.fit(start_params=start, tol=_FIT_TOL, maxiter=maxiter)
+            result = model.fit(start_params=start, tol=_FIT_TOL, rtol=_FIT_RTOL, maxiter=maxiter)
             # statsmodels caches these lazily; computed here, a saturated exp stays quiet
             result.llf, result.fittedvalues, result.deviance  # noqa: B018
         except (PerfectSeparationError, np.linalg.LinAlgError, ValueError, FloatingPointError):

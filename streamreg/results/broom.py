@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import statsmodels.api as sm
 
 from ..formula.names import has_intercept, term_labels
 from ..models import is_ols
@@ -26,9 +27,11 @@ from .fitstats import (
     information_criteria,
     model_rank,
     null_deviance,
+    observations,
+    prior_weights,
     r_squared,
 )
-from .prediction import design_rows, model_frame
+from .prediction import design_rows, linear_offset, model_frame
 
 if TYPE_CHECKING:
     from .results import StreamRegResults
@@ -135,7 +138,7 @@ def glance_frame(res: StreamRegResults) -> pd.DataFrame:
         row["deviance"] = float(fit.deviance)
     row.update({
         "df.residual": round(float(fit.df_resid)),
-        "nobs": int(fit.nobs),
+        "nobs": _count(observations(fit)),
         "df.model": float(fit.df_model),
         "tested": int(res.per_stream["tested"].sum()),
         "selected": len(res.selected),
@@ -144,15 +147,23 @@ def glance_frame(res: StreamRegResults) -> pd.DataFrame:
     return pd.DataFrame([row])
 
 
+def _count(n: float) -> int | float:
+    """An integer when it is one (frequency weights may be fractional)."""
+    return int(n) if float(n).is_integer() else float(n)
+
+
 # -- augment -------------------------------------------------------------------------------------
 def working_weights(fit: Any, family: Any) -> np.ndarray:
-    """IRLS weights at the fitted means: ``1 / (V(mu) g'(mu)^2)`` times the prior weights."""
-    if is_ols(family):
-        return np.ones(int(fit.nobs))
-    model = fit.model
+    """IRLS weights at the fitted means: ``1 / (V(mu) g'(mu)^2)`` times the prior weights.
+
+    The prior weights are ``freq_weights * var_weights`` (least squares: WLS's ``weights``),
+    as in R's ``lm(weights=)`` / ``glm(weights=)`` and statsmodels' GLM influence measures.
+    """
+    prior = prior_weights(fit)
+    if not isinstance(fit.model, sm.GLM):  # OLS or WLS
+        return prior
     mu = np.asarray(fit.fittedvalues, dtype=float)
-    prior = np.asarray(getattr(model, "iweights", 1.0), dtype=float) * np.asarray(getattr(model, "n_trials", 1.0))
-    return family.weights(mu) * prior
+    return family.weights(mu) * prior * np.asarray(getattr(fit.model, "n_trials", 1.0))
 
 
 def hat_values(fit: Any, family: Any) -> np.ndarray:
@@ -171,32 +182,49 @@ def hat_values(fit: Any, family: Any) -> np.ndarray:
     return h
 
 
+def _var_weights(fit: Any) -> np.ndarray:
+    """The ``var_weights`` of each row (WLS: its ``weights``; ones without)."""
+    model = fit.model
+    w = model.var_weights if isinstance(model, sm.GLM) else getattr(model, "weights", 1.0)
+    return np.broadcast_to(np.asarray(w, dtype=float), (int(fit.nobs),))
+
+
 def influence_measures(res: StreamRegResults, type_residuals: str = "deviance") -> pd.DataFrame:
     """``.resid``, ``.std.resid``, ``.hat``, ``.sigma``, ``.cooksd`` on the refit's rows (R's definitions).
 
-    ``.resid`` are the deviance or Pearson residuals (least squares: ``y - fitted`` for both).
-    ``.std.resid = r / sqrt(phi (1 - h))`` with the dispersion ``phi`` (``summary(fit)$dispersion``),
-    ``.sigma`` the leave-one-out ``sqrt((sum d^2 - d_i^2 / (1 - h_i)) / (n - p - 1))`` of the
-    deviance residuals ``d``, and ``.cooksd = (r_P / (1 - h))^2 h / (phi p)`` with Pearson
-    residuals ``r_P`` and the rank ``p``.
+    ``.resid`` are the deviance or Pearson residuals (least squares: ``y - fitted`` for both,
+    as R's ``residuals.lm``, weighted or not).  With prior weights ``w`` the measures use the
+    weighted residuals ``d`` (deviance) and ``r_P`` (Pearson; least squares: ``sqrt(w) (y -
+    fitted)`` for both), as R's ``rstandard``, ``influence`` and ``cooks.distance`` do:
+    ``.std.resid = r / sqrt(phi (1 - h))`` with the dispersion ``phi``
+    (``summary(fit)$dispersion``), ``.cooksd = (r_P / (1 - h))^2 h / (phi p)`` with the rank
+    ``p``, and ``.sigma`` the residual standard deviation without the row,
+    ``sqrt((sum f d^2 - f_i d_i^2 / (1 - h_i)) / (N - p - f_i))`` (``f`` the frequency weights,
+    one without; ``N = sum f``): R's ``lm.influence`` when ``f = 1``, and for a least-squares
+    fit exactly the refit without the row.  The hat values include the frequency weights
+    (a row's leverage is that of all its copies), as statsmodels' ``GLMInfluence``.
     """
     _choice(type_residuals, TYPE_RESIDUALS, "type_residuals")
     fit, family = res.fit, res.family
     if is_ols(family):
-        dev = pear = np.asarray(fit.resid, dtype=float)
+        raw = np.asarray(fit.model.endog, dtype=float) - np.asarray(fit.fittedvalues, dtype=float)
+        dev = pear = np.sqrt(_var_weights(fit)) * raw
+        resid = raw
     else:
         dev, pear = np.asarray(fit.resid_deviance, dtype=float), np.asarray(fit.resid_pearson, dtype=float)
-    resid = dev if type_residuals == "deviance" else pear
+        resid = dev if type_residuals == "deviance" else pear
+    std_base = dev if type_residuals == "deviance" else pear
     h = hat_values(fit, family)
     phi = float(fit.scale)
     p = model_rank(fit)
-    n = len(h)
-    total = float(np.sum(dev**2))
+    freq = prior_weights(fit) / _var_weights(fit)
+    total = float(np.sum(freq * dev**2))
     with np.errstate(divide="ignore", invalid="ignore"):
-        std = resid / np.sqrt(phi * (1.0 - h))
+        std = std_base / np.sqrt(phi * (1.0 - h))
         std[np.isinf(std)] = np.nan
-        loo = np.where(h < 1.0, total - dev**2 / (1.0 - h), total)
-        sigma = np.sqrt(np.maximum(loo, 0.0) / (n - p - 1)) if n - p - 1 > 0 else np.full(n, np.nan)
+        loo = np.where(h < 1.0, total - freq * dev**2 / (1.0 - h), total)
+        df_loo = observations(fit) - p - freq
+        sigma = np.where(df_loo > 0, np.sqrt(np.maximum(loo, 0.0) / np.where(df_loo > 0, df_loo, 1.0)), np.nan)
         cooks = (pear / (1.0 - h)) ** 2 * h / (phi * p)
         cooks[np.isinf(cooks)] = np.nan
     return pd.DataFrame({".resid": resid, ".std.resid": std, ".hat": h, ".sigma": sigma, ".cooksd": cooks},
@@ -206,6 +234,9 @@ def influence_measures(res: StreamRegResults, type_residuals: str = "deviance") 
 def fitted_with_se(res: StreamRegResults, newdata: pd.DataFrame | None, type_predict: str) -> pd.DataFrame:
     """``.fitted`` and ``.se.fit`` on the link or response scale (R's ``predict(se.fit = TRUE)``).
 
+    ``.fitted`` includes the offset and ``log(exposure)`` (on new data, read from the columns
+    they were given as), as R's ``augment.glm`` and ``predict`` do.
+
     The link-scale standard error is ``sqrt(x' V x)`` with the refit's covariance ``V``; on the
     response scale it is multiplied by ``|d mu / d eta|`` (the delta method, as R does).
     """
@@ -213,6 +244,9 @@ def fitted_with_se(res: StreamRegResults, newdata: pd.DataFrame | None, type_pre
     xv = x.to_numpy(dtype=float)
     cov = np.asarray(res.fit.cov_params(), dtype=float)
     eta = xv @ res.params.to_numpy(dtype=float)
+    shift = linear_offset(res, newdata)
+    if shift is not None:  # R's predict() and statsmodels' include the offset in the linear predictor
+        eta = eta + shift
     with np.errstate(invalid="ignore", over="ignore"):
         se = np.sqrt(np.einsum("ij,jk,ik->i", xv, cov, xv))
         if type_predict == "response" and not is_ols(res.family):

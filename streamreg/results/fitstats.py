@@ -7,6 +7,9 @@ statsmodels' AIC is R's minus 2 and its BIC R's minus ``log(n)``.  Here the disp
 counted as R counts it; the log-likelihood itself is statsmodels' (equal to R's ``logLik``
 for least squares, binomial and Poisson fits).
 
+With ``freq_weights`` the observations counted are ``sum(freq_weights)`` (a row of weight 3 is
+three observations), in BIC's ``log(n)`` as in statsmodels' ``GLMResults.info_criteria``.
+
 R's null model is the intercept alone when the formula has an intercept and the offset alone
 (``eta = 0`` without one) when it has none; ``df.null`` is ``n - 1`` or ``n``.
 """
@@ -38,6 +41,43 @@ def estimates_dispersion(family: Any) -> bool:
     return not isinstance(family, _FIXED_DISPERSION)
 
 
+def observations(fit: Any) -> float:
+    """Observations counted by a refit: ``sum(freq_weights)`` for a GLM, else the rows.
+
+    statsmodels' ``GLM.wnobs``; an OLS or WLS fit has no frequency weights.
+
+    Examples
+    --------
+    >>> import numpy as np, statsmodels.api as sm
+    >>> x = sm.add_constant(np.arange(4.0))
+    >>> fit = sm.GLM(np.r_[1.0, 3, 2, 5], x, freq_weights=np.r_[1.0, 2, 3, 1]).fit()
+    >>> observations(fit), int(fit.nobs)
+    (7.0, 4)
+    """
+    return float(getattr(fit.model, "wnobs", fit.nobs))
+
+
+def prior_weights(fit: Any) -> np.ndarray:
+    """Each row's prior weight, ``freq_weights * var_weights`` (WLS: its ``weights``; else ones)."""
+    model = fit.model
+    n = int(fit.nobs)
+    if isinstance(model, sm.GLM):
+        w = np.asarray(model.freq_weights, dtype=float) * np.asarray(model.var_weights, dtype=float)
+    else:
+        w = np.asarray(getattr(model, "weights", 1.0), dtype=float)
+    return np.broadcast_to(w, (n,)).astype(float)
+
+
+def linear_offset(fit: Any) -> np.ndarray:
+    """What the refit adds to its linear predictor: ``offset + log(exposure)`` (zeros if neither)."""
+    model = fit.model
+    eta = np.zeros(int(fit.nobs))
+    for extra in (getattr(model, "offset", None), getattr(model, "exposure", None)):  # exposure is stored as log
+        if extra is not None:
+            eta = eta + np.asarray(extra, dtype=float)
+    return eta
+
+
 def model_rank(fit: Any) -> int:
     """The number of estimated coefficients (the design's rank, R's ``fit$rank``).
 
@@ -67,7 +107,8 @@ class InformationCriteria:
         Parameters counted: the rank, plus one when the dispersion is estimated (R's
         ``attr(logLik(fit), "df")``).
     aic, bic : float
-        ``-2 llf + 2 df`` and ``-2 llf + log(n) df``.
+        ``-2 llf + 2 df`` and ``-2 llf + log(n) df``, ``n`` the observations counted
+        (:func:`observations`).
     """
 
     llf: float
@@ -101,7 +142,7 @@ def information_criteria(fit: Any, family: Any) -> InformationCriteria:
     """
     llf = float(fit.llf)
     df = model_rank(fit) + int(estimates_dispersion(family))
-    n = float(fit.nobs)
+    n = observations(fit)
     return InformationCriteria(llf=llf, df=df, aic=-2.0 * llf + 2.0 * df, bic=-2.0 * llf + math.log(n) * df)
 
 
@@ -137,21 +178,21 @@ def null_deviance(fit: Any, family: Any, intercept: bool) -> tuple[float, int]:
     n = int(fit.nobs)
     if intercept:
         return float(fit.null_deviance), n - 1
-    eta = np.zeros(n)
-    for extra in (getattr(model, "offset", None), getattr(model, "exposure", None)):  # exposure is stored as log
-        if extra is not None:
-            eta = eta + np.asarray(extra, dtype=float)
-    mu = family.link.inverse(eta)
+    mu = family.link.inverse(linear_offset(fit))
     dev = family.deviance(np.asarray(model.endog, dtype=float), mu,
                           var_weights=getattr(model, "var_weights", 1.0), freq_weights=getattr(model, "freq_weights", 1.0))
     return float(dev), n
 
 
 def r_squared(fit: Any, intercept: bool) -> tuple[float, float]:
-    """R's ``r.squared`` and ``adj.r.squared`` of a least-squares refit.
+    """R's ``r.squared`` and ``adj.r.squared`` of a least-squares refit (``summary.lm``).
 
-    The total sum of squares is centred when the formula has an intercept and uncentred when
-    it has none (R's ``summary.lm``; statsmodels decides by looking for a constant column).
+    ``mss / (mss + rss)``, the sums weighted by the prior weights, ``mss`` of the fitted
+    values (an offset included, as R 4.2 counts it) about their weighted mean when the
+    formula has an intercept, uncentred without one.  Without an offset this is
+    ``1 - rss / tss``; statsmodels decides centring by looking for a constant column instead.  ``adj.r.squared`` uses the
+    observations counted (``sum(freq_weights)`` with frequency weights, as the data
+    expanded to one row per observation would give) and the residual degrees of freedom.
 
     Examples
     --------
@@ -161,10 +202,16 @@ def r_squared(fit: Any, intercept: bool) -> tuple[float, float]:
     >>> round(r2, 6), round(adj, 6)
     (0.923876, 0.908651)
     """
-    if not hasattr(fit, "ssr"):
-        raise ValueError("r_squared needs a least-squares (OLS) fit")
-    ssr = float(fit.ssr)
-    tss = float(fit.centered_tss if intercept else fit.uncentered_tss)
-    r2 = 1.0 - ssr / tss
-    adj = 1.0 - (1.0 - r2) * (float(fit.nobs) - int(intercept)) / float(fit.df_resid)
+    model = fit.model
+    if isinstance(model, sm.GLM) and not (isinstance(model.family, sm.families.Gaussian)
+                                          and isinstance(model.family.link, sm.families.links.Identity)):
+        raise TypeError("r_squared needs a least-squares fit (Gaussian family, identity link)")
+    y = np.asarray(model.endog, dtype=float)
+    fitted = np.asarray(fit.fittedvalues, dtype=float)
+    w = prior_weights(fit)
+    centre = float(np.sum(w * fitted) / np.sum(w)) if intercept else 0.0
+    mss = float(np.sum(w * (fitted - centre) ** 2))
+    rss = float(np.sum(w * (y - fitted) ** 2))
+    r2 = mss / (mss + rss)
+    adj = 1.0 - (1.0 - r2) * (observations(fit) - int(intercept)) / float(fit.df_resid)
     return r2, adj

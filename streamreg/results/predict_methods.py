@@ -43,11 +43,20 @@ class ResultPredictions:
         res = _res(self)
         return design_matrix(res._rhs, res._train, newdata, res._derived, getattr(res, "_functions", None))
 
-    def predict(self, newdata: pd.DataFrame | None = None, *, linear: bool = False) -> pd.Series:
+    def predict(self, newdata: pd.DataFrame | None = None, *, linear: bool = False, offset: Any = None,
+                exposure: Any = None) -> pd.Series:
         """Predicted mean (or linear predictor) for ``newdata``; the training rows if None.
 
         Rows of ``newdata`` with a missing value in a column the model uses are predicted as
         NaN, as statsmodels' ``predict`` does; the others as usual.
+
+        ``offset`` and ``exposure`` (an array with one value per row, a number, or a column
+        name of ``newdata``) enter the linear predictor as in statsmodels'
+        ``GLMResults.predict(exog, offset=, exposure=)``.  When not given, the model's own are
+        used on its rows, and on new data the column the option was fitted with (statsmodels'
+        defaults, offset 0 and exposure 1, when it was fitted with an array).  Only for GLM
+        refits (non-Gaussian families, or least squares fitted with an offset or frequency
+        weights).
 
         Examples
         --------
@@ -58,9 +67,10 @@ class ResultPredictions:
         >>> fit.predict(new).round(3).tolist()
         [0.056, nan, 1.073]
         """
-        return prediction.predict_values(_res(self), newdata, linear=linear)
+        return prediction.predict_values(_res(self), newdata, linear=linear, offset=offset, exposure=exposure)
 
-    def get_prediction(self, newdata: pd.DataFrame | None = None, *, linear: bool = False) -> Any:
+    def get_prediction(self, newdata: pd.DataFrame | None = None, *, linear: bool = False, offset: Any = None,
+                       exposure: Any = None) -> Any:
         """statsmodels' prediction results on ``newdata`` (the refit's rows if None).
 
         Delegates to the refit's ``get_prediction`` on the design of ``newdata``: standard
@@ -69,6 +79,7 @@ class ResultPredictions:
         GLM the mean's interval is computed on the link scale and transformed;
         ``linear=True`` predicts the linear predictor.  Rows labelled by the index of
         ``newdata``; rows with missing values are NaN.  The intervals ignore the selection.
+        ``offset`` and ``exposure`` as in :meth:`predict`.
 
         Examples
         --------
@@ -79,7 +90,7 @@ class ResultPredictions:
         >>> list(frame.columns)
         ['mean', 'mean_se', 'mean_ci_lower', 'mean_ci_upper', 'obs_ci_lower', 'obs_ci_upper']
         """
-        return prediction.get_prediction(_res(self), newdata, linear=linear)
+        return prediction.get_prediction(_res(self), newdata, linear=linear, offset=offset, exposure=exposure)
 
     def model_frame(self, newdata: pd.DataFrame | None = None) -> pd.DataFrame:
         """The data the refit sees (R's ``model.frame``): response and columns the terms use.

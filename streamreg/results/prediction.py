@@ -12,6 +12,7 @@ An offset or exposure is part of the prediction, as in statsmodels' ``GLMResults
 on the refit's rows the model's own; on new data the values in the column it was given as
 (``offset="col"``: a column the new data must have, as R's ``predict`` reads it), and
 statsmodels' default (offset 0, exposure 1) when it was given as an array.
+``predict(offset=, exposure=)`` overrides either, as statsmodels' ``GLMResults.predict`` takes them.
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ import pandas as pd
 import statsmodels.api as sm
 
 from ..formula.names import rhs_variables
+from ..validators import _is_real
+from ..weight_options import _weight_array
 
 if TYPE_CHECKING:
     from ..models.base import ObservationWeights
@@ -186,24 +189,50 @@ def design_rows(res: StreamRegResults, newdata: pd.DataFrame | None) -> pd.DataF
     return pd.DataFrame(full, index=newdata.index, columns=list(res.params.index))
 
 
-def offsets(res: StreamRegResults, newdata: pd.DataFrame | None) -> dict[str, np.ndarray]:
+def _given_offset(res: StreamRegResults, name: str, value: Any, newdata: pd.DataFrame | None) -> np.ndarray:
+    """An ``offset=`` / ``exposure=`` passed to ``predict``: a column of the rows predicted, or values."""
+    rows = res._train if newdata is None else newdata
+    n = len(rows)
+    if isinstance(value, str):
+        if value not in rows.columns:
+            where = "the training data" if newdata is None else "newdata"
+            raise ValueError(f"{name}={value!r} is not a column of {where}")
+        return _weight_array(name, rows[value], f" (column {value!r})")
+    if np.ndim(value) == 0 and _is_real(value):
+        value = np.full(n, float(value))
+    arr = _weight_array(name, value)
+    if len(arr) != n:
+        raise ValueError(f"{name} has {len(arr)} values but {n} rows are predicted")
+    return arr
+
+
+def offsets(res: StreamRegResults, newdata: pd.DataFrame | None, *, offset: Any = None,
+            exposure: Any = None) -> dict[str, np.ndarray]:
     """``offset=`` / ``exposure=`` for statsmodels' ``predict`` on ``newdata`` (the refit's rows if None).
 
-    The model's own on its rows; on new data, the values of the column the option named
-    (NaN where missing: those rows are predicted as NaN), else none (statsmodels' default:
-    offset 0, exposure 1).
+    Values given here (an array, a number or a column name) are used as statsmodels'
+    ``GLMResults.predict(exog, offset=, exposure=)`` uses them.  Otherwise: the model's own
+    on its rows; on new data, the values of the column the option named (NaN where missing:
+    those rows are predicted as NaN), else none (statsmodels' default: offset 0, exposure 1).
     """
+    if newdata is not None:
+        check_newdata(res, newdata)  # before its offset column is read
+    given = {"offset": offset, "exposure": exposure}
     w = _weights(res)
-    if w is None:
-        return {}
+    if any(v is not None for v in given.values()) and not isinstance(res.fit.model, sm.GLM):
+        raise ValueError("offset= and exposure= apply to models fitted with an offset or exposure, or with a "
+                         "non-Gaussian family; this least-squares fit has neither (refit with offset= to use one)")
     out: dict[str, np.ndarray] = {}
     for name in ("offset", "exposure"):
-        values = getattr(w, name)
+        if given[name] is not None:
+            out[name] = _given_offset(res, name, given[name], newdata)
+            continue
+        values = None if w is None else getattr(w, name)
         if values is None:
             continue
         if newdata is None:
             out[name] = values
-        elif name in w.names:
+        elif w is not None and name in w.names:
             column = pd.to_numeric(newdata[w.names[name]], errors="coerce").to_numpy(dtype=float)
             if name == "exposure":
                 with np.errstate(invalid="ignore", divide="ignore"):  # statsmodels takes its log
@@ -212,22 +241,37 @@ def offsets(res: StreamRegResults, newdata: pd.DataFrame | None) -> dict[str, np
     return out
 
 
-def predict_values(res: StreamRegResults, newdata: pd.DataFrame | None, *, linear: bool) -> pd.Series:
+def linear_offset(res: StreamRegResults, newdata: pd.DataFrame | None, **given: Any) -> np.ndarray | None:
+    """What the linear predictor adds on these rows, ``offset + log(exposure)`` (None if neither)."""
+    parts = offsets(res, newdata, **given)
+    if not parts:
+        return None
+    total = np.zeros(len(next(iter(parts.values()))))
+    if "offset" in parts:
+        total = total + parts["offset"]
+    if "exposure" in parts:
+        total = total + np.log(parts["exposure"])
+    return total
+
+
+def predict_values(res: StreamRegResults, newdata: pd.DataFrame | None, *, linear: bool, offset: Any = None,
+                   exposure: Any = None) -> pd.Series:
     """The predicted mean (or linear predictor) on ``newdata``; NaN on incomplete rows.
 
     An offset or exposure is added to the linear predictor (see :func:`offsets`).
     """
+    extra = offsets(res, newdata, offset=offset, exposure=exposure)
     x = design_rows(res, newdata)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # exp overflow saturates; NaN rows stay NaN
         if not isinstance(res.fit.model, sm.GLM):  # least squares: the mean is the linear predictor
             pred = np.asarray(res.fit.predict(x.to_numpy()))
         else:
-            pred = np.asarray(res.fit.predict(x.to_numpy(), which="linear" if linear else "mean",
-                                              **offsets(res, newdata)))
+            pred = np.asarray(res.fit.predict(x.to_numpy(), which="linear" if linear else "mean", **extra))
     return pd.Series(pred, index=x.index, name="prediction")
 
 
-def get_prediction(res: StreamRegResults, newdata: pd.DataFrame | None, *, linear: bool) -> Any:
+def get_prediction(res: StreamRegResults, newdata: pd.DataFrame | None, *, linear: bool, offset: Any = None,
+                   exposure: Any = None) -> Any:
     """statsmodels' prediction results of the refit on ``newdata`` (rows labelled by its index).
 
     Least squares: statsmodels' ``PredictionResults`` (mean and observation intervals).
@@ -236,10 +280,11 @@ def get_prediction(res: StreamRegResults, newdata: pd.DataFrame | None, *, linea
     frequency weights) gives the GLM's prediction results; an offset or exposure enters as
     in :func:`predict_values`.
     """
+    extra = offsets(res, newdata, offset=offset, exposure=exposure)
     x = design_rows(res, newdata)
     labels = list(x.index)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if not isinstance(res.fit.model, sm.GLM):
             return res.fit.get_prediction(x.to_numpy(), row_labels=labels)
         return res.fit.get_prediction(x.to_numpy(), which="linear" if linear else "mean", row_labels=labels,
-                                      **offsets(res, newdata))
+                                      **extra)

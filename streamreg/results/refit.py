@@ -20,6 +20,11 @@ covariance of its last weighted least-squares step, whose weights are those of t
 step, weights at the MLE).  The standard errors then equal R's ``summary.glm`` at the MLE to
 5e-13 for binomial and Poisson fits instead of 4.4e-7 (tests/results/test_broom_reference.py), and to
 6e-10 instead of 4.6e-9 for non-canonical links, whose IRLS converges linearly.
+
+A robust covariance (:class:`~streamreg.models.robust.RobustCov`: ``cov_type="HC0"``-``"HC3"``
+or ``"cluster"`` with groups) is statsmodels' own, ``fit(cov_type=..., cov_kwds=...)``, with its
+normal / chi-square inference (``use_t=False``); on a rescaled design it is computed on the
+equilibrated columns and back-transformed like the plain covariance.
 """
 from __future__ import annotations
 
@@ -40,12 +45,16 @@ from statsmodels.regression.linear_model import (
 from ..models import is_ols
 from ..models.base import ObservationWeights, column_scales
 from ..models.glm import near_boundary
+from ..models.robust import NONROBUST, RobustCov
 from ..models.separation import mle_exists
 
 #: rescale when column scales differ by more than this factor (below it the pseudo-inverse
 #: loses no digits that matter, and statsmodels' own results object is returned unchanged)
 _SPREAD = 2.0**20
 _GLM_TOL, _GLM_MAXITER = 1e-10, 200
+#: a relative change of the deviance this small is convergence too: at large n the deviance's
+#: rounding alone exceeds the absolute tolerance (see models.glm._FIT_RTOL)
+_GLM_RTOL = 1e-13
 
 
 class RefitWarning(UserWarning):
@@ -71,14 +80,15 @@ class RefitWarning(UserWarning):
     """
 
 
-def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeights | None = None
-          ) -> tuple[Any, list[str]]:
+def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeights | None = None,
+          cov: RobustCov = NONROBUST) -> tuple[Any, list[str]]:
     """statsmodels results of ``y`` on ``x`` and plain-language problems found while fitting.
 
     Returns an ``OLSResults`` for the Gaussian family with identity link (``WLS`` results with
     ``var_weights`` only), a ``GLMResults`` otherwise (the Gaussian ``GLM`` with ``use_t=True``
     for least squares with an offset or frequency weights), all on the design ``x`` as given
-    (names and units of the user's columns).  ``weights``: the offset and weights of the fit.
+    (names and units of the user's columns).  ``weights``: the offset and weights of the fit;
+    ``cov``: the covariance type of ``bse``, ``pvalues``, ``conf_int()`` and the summary.
     """
     if weights is not None and weights.empty:
         weights = None
@@ -89,9 +99,10 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
         warnings.simplefilter("always")
         with np.errstate(over="ignore"):  # exp overflow in the inverse link saturates harmlessly
             if least_squares:
-                fit = _ols(y, x, scales, None if weights is None else weights.var_weights)
+                fit = _ols(y, x, scales, None if weights is None else weights.var_weights, cov)
             else:
-                fit = _glm(y, x, family, scales, weights, use_t=is_ols(family))
+                # least squares as a GLM reports t tests as WLS does, unless the covariance is robust
+                fit = _glm(y, x, family, scales, weights, use_t=is_ols(family) and not cov.robust, cov=cov)
             fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
     suspect = not is_ols(family) and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
     rows = None if weights is None else weights.positive_rows()
@@ -115,14 +126,15 @@ def _out_of_range(fit: Any, columns: list[str]) -> list[str]:
              "rescale the column")]
 
 
-def _ols(y: pd.Series, x: pd.DataFrame, scales: np.ndarray | None, var_weights: np.ndarray | None = None) -> Any:
+def _ols(y: pd.Series, x: pd.DataFrame, scales: np.ndarray | None, var_weights: np.ndarray | None = None,
+         cov: RobustCov = NONROBUST) -> Any:
     """OLS, or WLS with ``var_weights`` (statsmodels' ``WLS(weights=)``)."""
     def model_of(exog: Any) -> Any:
         return sm.OLS(y, exog) if var_weights is None else sm.WLS(y, exog, weights=var_weights)
 
     if scales is None:
-        return model_of(x).fit()
-    inner = model_of(x / scales).fit()
+        return model_of(x).fit(**cov.fit_kwargs())
+    inner = model_of(x / scales).fit(**cov.fit_kwargs())
     model = model_of(x)
     model.rank = inner.model.rank  # the rank of the design, not of its badly scaled copy
     model.pinv_wexog = inner.model.pinv_wexog / scales[:, None]
@@ -130,27 +142,37 @@ def _ols(y: pd.Series, x: pd.DataFrame, scales: np.ndarray | None, var_weights: 
     model.wexog_singular_values = inner.model.wexog_singular_values
     result_class = OLSResults if var_weights is None else RegressionResults
     result = result_class(model, np.asarray(inner.params) / scales, normalized_cov_params=model.normalized_cov_params)
+    _robust_from(result, inner, scales)
     return RegressionResultsWrapper(result)
 
 
-def _glm_fit(model: Any, use_t: bool) -> Any:
+def _robust_from(result: Any, inner: Any, scales: np.ndarray) -> None:
+    """Give ``result`` the robust covariance of its equilibrated twin ``inner``, back-transformed."""
+    if getattr(inner, "cov_type", "nonrobust") == "nonrobust":
+        return
+    result.cov_type, result.cov_kwds, result.use_t = inner.cov_type, dict(inner.cov_kwds), inner.use_t
+    result.cov_params_default = _unscale_cov(inner.cov_params_default, scales)
+
+
+def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST) -> Any:
     """IRLS to convergence, then restarted once from the estimates (covariance at the MLE)."""
-    fit = model.fit(tol=_GLM_TOL, maxiter=_GLM_MAXITER, use_t=use_t or None)
+    fit = model.fit(tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None, **cov.fit_kwargs())
     params = np.asarray(fit.params, dtype=float)
     if not (getattr(fit, "converged", False) and np.all(np.isfinite(params))):
         return fit  # not at an MLE (e.g. separation): nothing to gain, the warnings say so
-    restarted = model.fit(start_params=params, tol=_GLM_TOL, maxiter=_GLM_MAXITER, use_t=use_t or None)
+    restarted = model.fit(start_params=params, tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None,
+                          **cov.fit_kwargs())
     restarted.fit_history["iteration"] += fit.fit_history["iteration"]  # iterations of both runs
     return restarted
 
 
 def _glm(y: pd.Series, x: pd.DataFrame, family: Any, scales: np.ndarray | None,
-         weights: ObservationWeights | None = None, use_t: bool = False) -> Any:
+         weights: ObservationWeights | None = None, use_t: bool = False, cov: RobustCov = NONROBUST) -> Any:
     options = {} if weights is None else weights.glm_options()
     if scales is None:
-        fit = _glm_fit(sm.GLM(y, x, family=family, **options), use_t)
+        fit = _glm_fit(sm.GLM(y, x, family=family, **options), use_t, cov)
     else:
-        inner = _glm_fit(sm.GLM(y, x / scales, family=family, **options), use_t)._results
+        inner = _glm_fit(sm.GLM(y, x / scales, family=family, **options), use_t, cov)._results
         model = sm.GLM(y, x, family=family, **options)
         model.df_model, model.df_resid = inner.model.df_model, inner.model.df_resid
         model.mu, model.scale, model.weights = inner.model.mu, inner.model.scale, inner.model.weights
@@ -158,6 +180,7 @@ def _glm(y: pd.Series, x: pd.DataFrame, family: Any, scales: np.ndarray | None,
                             _unscale_cov(inner.normalized_cov_params, scales), inner.scale, use_t=use_t or None)
         for attr in ("method", "mle_settings", "fit_history", "converged"):
             setattr(result, attr, getattr(inner, attr))
+        _robust_from(result, inner, scales)
         fit = GLMResultsWrapper(result)
     if is_ols(family):  # least squares as a GLM (offset, frequency weights): OLS's name for the residuals
         fit._results.resid = fit._results.resid_response

@@ -18,6 +18,7 @@ import statsmodels.api as sm
 
 from ..formula.design import design_matrix
 from ..models.base import NO_WEIGHTS, ObservationWeights
+from ..models.robust import NONROBUST, RobustCov
 from ..search.streamwise import SearchResult
 from ..streams.generated import DerivedColumns
 from .refit import RefitWarning, refit
@@ -57,6 +58,9 @@ class SelectedModel:
         :func:`~streamreg.formula.namespace.term_functions` gives them.
     weights : ObservationWeights, optional
         Offset, exposure and weights on the rows of ``train`` (none by default).
+    cov : RobustCov, optional
+        The covariance type of the refit (statsmodels' ``cov_type``; clusters on the rows
+        of ``train``).  ``"nonrobust"`` by default.
     """
 
     rhs: str
@@ -68,6 +72,7 @@ class SelectedModel:
     derived: DerivedColumns | None = None
     functions: Mapping[str, Callable] = field(default_factory=dict)
     weights: ObservationWeights = NO_WEIGHTS
+    cov: RobustCov = NONROBUST
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,7 +117,8 @@ def describe_test(search: SearchResult, state: object) -> str:
     search : SearchResult
         A penalised or stepwise search may carry a ``test_description``.
     state : model state
-        Its ``test`` (``"t"``, ``"paper"``, ``"score"`` or ``"lr"``) names the test.
+        Its ``test`` (``"t"``, ``"paper"``, ``"score"`` or ``"lr"``) names the test; a robust
+        ``cov`` (:class:`~streamreg.models.robust.RobustCov`) makes it a robust Wald test.
 
     Returns
     -------
@@ -123,9 +129,17 @@ def describe_test(search: SearchResult, state: object) -> str:
     >>> from types import SimpleNamespace
     >>> describe_test(SimpleNamespace(), SimpleNamespace(test="score"))
     'score (Rao) chi-square'
+    >>> describe_test(SimpleNamespace(), SimpleNamespace(test="t", cov=RobustCov("HC3")))
+    'heteroscedasticity-robust (HC3) Wald z (chi-square for multi-column terms)'
     """
+    own = getattr(search, "test_description", "")
+    if own:
+        return own
+    cov = getattr(state, "cov", NONROBUST)
+    if isinstance(cov, RobustCov) and cov.robust:
+        return f"{cov.describe()} Wald z (chi-square for multi-column terms)"
     test = str(getattr(state, "test", ""))
-    return getattr(search, "test_description", "") or _TEST_TEXT.get(test, test)
+    return _TEST_TEXT.get(test, test)
 
 
 def fit_selected(model: SelectedModel, selection: SelectionRecord) -> StreamRegResults:
@@ -148,7 +162,7 @@ def fit_selected(model: SelectedModel, selection: SelectionRecord) -> StreamRegR
     """
     x = design_matrix(model.rhs, model.train, model.train, model.derived, model.functions)
     y = pd.Series(model.y, index=x.index, name=model.response_name)
-    fit, problems = refit(y, x, model.family, model.weights)
+    fit, problems = refit(y, x, model.family, model.weights, model.cov)
     if problems:
         # stacklevel 3: the user's call of streamreg() or select(), which called this
         warnings.warn("the refit of the selected terms is unreliable: " + "; ".join(problems)

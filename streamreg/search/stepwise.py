@@ -39,6 +39,7 @@ from ..models.protocol import ComparableState
 from ..options import SearchOptions, check_choice, check_integer
 from ..outcomes import TestOutcomes
 from ..policies.penalties import AIC, BIC, RIC, FixedPenalty
+from ..progress import SearchProgress
 from ..streams.base import AcceptedTerm, Stream, TermBlock
 from .history import HistoryRecorder, Status
 from .method import OwnLoop
@@ -192,10 +193,18 @@ class Stepwise(OwnLoop):
         # observations counted: sum(freq_weights) with frequency weights (statsmodels' BIC), else the rows
         policy.start(n_obs=getattr(state, "nobs", state.n), n_candidates=len(cands))
         run = _StepwiseRun(state, np.asarray(fixed, dtype=float), cands, policy.threshold, self.exact_top)
-        max_tests, max_selected, time_budget = options.max_tests, options.max_selected, options.time_budget
+        # a bar of candidate evaluations (their number is unknown in advance), updated once per step
+        with SearchProgress(options.verbose, total=options.max_tests, desc="stepwise") as bar:
+            stopped, step = self._steps(run, options, t0, bar)
+            bar.close(run.n_tests, len(run.in_model))
+        return self._result(run, streams, stopped, step, time.monotonic() - t0)
 
+    def _steps(self, run: _StepwiseRun, options: SearchOptions, t0: float, bar: SearchProgress) -> tuple[str, int]:
+        """The moves until a stopping rule or no move improves the criterion: (why it stopped, steps)."""
+        max_tests, max_selected, time_budget = options.max_tests, options.max_selected, options.time_budget
         stopped, step = "no candidate improves the criterion", 0
         while True:
+            bar.update(run.n_tests, len(run.in_model))
             if self.max_steps is not None and step >= self.max_steps:
                 stopped = "max_steps"
                 break
@@ -224,8 +233,7 @@ class Stepwise(OwnLoop):
             step += 1
             if not run.add(add[0], add[2], add[1], step):
                 step -= 1  # refused: not a move
-
-        return self._result(run, streams, stopped, step, time.monotonic() - t0)
+        return stopped, step
 
     def _result(self, run: _StepwiseRun, streams: Sequence[Stream], stopped: str, steps: int,
                 elapsed: float) -> StepwiseResult:

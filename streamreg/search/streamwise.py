@@ -15,7 +15,6 @@ so the decisions are those of the one-at-a-time definition for any block size.
 """
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from ..models.protocol import ModelState
 from ..options import HISTORY_MODES, SearchOptions
 from ..outcomes import TestOutcomes
 from ..policies.base import Policy
+from ..progress import SearchProgress
 from ..streams.base import AcceptedTerm, Stream, TermBlock
 from ..streams.passes import arrange_streams
 from .history import HistoryRecorder, Status
@@ -127,7 +127,8 @@ def streamwise_search(
     max_tests, max_selected, time_budget
         Stopping rules for long or infinite streams (tests, selected terms, seconds).
     verbose : bool or int
-        Print progress to stderr every ``verbose`` tests (``True``: every 10,000).
+        A progress bar on stderr (tests, selected terms, total wealth): ``True`` refreshes it
+        at most ten times a second, an integer every ``verbose`` tests.
     history : {"full", "none"}
         ``"full"``: one history row per candidate examined (about 80 bytes each).
         ``"none"``: only the rows of accepted and refused candidates, so memory does not
@@ -142,14 +143,23 @@ def streamwise_search(
 
 
 def _search(model: ModelState, streams: Sequence[Stream], policy: Policy, options: SearchOptions) -> SearchResult:
-    """The loop (options already validated)."""
+    """The loop (options already validated), with its progress bar (``verbose``), closed however it ends."""
+    sizes = [s.n_candidates for s in streams]
+    total = None if any(m is None for m in sizes) else sum(m for m in sizes if m is not None)
+    if total is not None and options.max_tests is not None:
+        total = min(total, options.max_tests)
+    with SearchProgress(options.verbose, total=total, desc=policy.name) as bar:
+        return _search_loop(model, streams, policy, options, bar)
+
+
+def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, options: SearchOptions,
+                 bar: SearchProgress) -> SearchResult:
     check_streams(streams)
     names = [s.name for s in streams]
     if len(set(names)) != len(names):
         raise ValueError(f"stream names must be unique, got {names}")
     block_size, max_tests, max_selected = options.block_size, options.max_tests, options.max_selected
-    time_budget, verbose, history = options.time_budget, options.verbose, options.history
-    every = 10_000 if verbose is True else int(verbose or 0)
+    time_budget, history = options.time_budget, options.history
     max_block = max(block_size, (8 << 20) // max(model.n, 1))
     k = len(streams)
     lanes = []
@@ -166,7 +176,6 @@ def _search(model: ModelState, streams: Sequence[Stream], policy: Policy, option
     selected_rows: list[dict] = []
     n_tests, stopped_by = 0, "exhausted"
     t0 = time.monotonic()
-    next_report = every
 
     # priorities of lanes holding candidates (-inf otherwise), kept up to date incrementally so
     # that choosing among many streams (e.g. 1000 feature clusters) is one argmax, not a loop
@@ -300,11 +309,9 @@ def _search(model: ModelState, streams: Sequence[Stream], policy: Policy, option
             empty.add(lane.index)
         else:
             prio[lane.index] = pol.priority()
-        if every and n_tests >= next_report:
-            print(f"[streamreg] {n_tests:,} tests, {len(accepted)} selected, "
-                  f"{time.monotonic() - t0:.1f}s", file=sys.stderr)
-            next_report += every
+        bar.update(n_tests, len(accepted), lambda: sum(ln.policy.wealth for ln in lanes))
 
+    bar.close(n_tests, len(accepted), lambda: sum(ln.policy.wealth for ln in lanes))
     selected = pd.DataFrame(selected_rows, columns=list(SELECTED_COLUMNS))
     per_stream = per_stream_table(streams, [ln.policy.n_tested for ln in lanes], accepted,
                                   [ln.policy.wealth for ln in lanes])

@@ -8,6 +8,13 @@ task; the driver receives three numbers per candidate (gain, rank, constant) and
 the column of a candidate only when the rule accepts it.  The kernel is the in-memory
 path's own function on the same values, so the decisions are those of the numpy path.
 
+Tall data (many rows): when a column chunk is too large to gather on one worker, the rows
+stay chunked and a block is scored by reductions over row chunks: each chunk contributes
+its part of ``[Q t]' B`` and of the column norms, the parts are summed on the workers, and
+the driver finishes the statistics from those sums (:func:`gain_from_products`); only the
+rare near-collinear or badly scaled columns are fetched.  Memory per worker is then a few
+chunks; the driver holds the model (n x k for k selected terms), never the candidates.
+
 With a ``distributed`` client, the chunks after the current block are scored ahead
 against the same model (at most ``ahead`` blocks in flight), so the workers keep busy
 while the driver records decisions; an acceptance changes the model and the speculative
@@ -16,13 +23,22 @@ results are dropped.  Without a client, each block is computed by the default sc
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..models.base import CandidateBlock, reduce_single_columns
+from ..models.base import CandidateBlock, gain_from_products, reduce_single_columns
 from .base import NameRange, Stream, TermBlock
+
+#: a column chunk above this size (rows x width x 8 bytes) is not gathered onto one worker
+#: by default: its candidates are scored by sums over row chunks instead
+GATHER_BYTES = 256 << 20
+#: a block above this size is not kept on the workers between rescores (regenerating or
+#: re-reading tall data is cheaper than holding it)
+KEEP_BYTES = 2 << 30
+_ROWS = ("auto", "gather", "reduce")
 
 
 def is_dask_array(x: object) -> bool:
@@ -54,6 +70,7 @@ class DaskBlock(CandidateBlock):
         self.norm2 = None
         self._constant: np.ndarray | None = None
         self._kept = False
+        self.scored = False  # a first scoring reads the values once; only rescores keep them
 
     def kept(self) -> Any:
         """The block's values, kept on the workers (or here, without a client) from now on.
@@ -61,7 +78,7 @@ class DaskBlock(CandidateBlock):
         A block is scored again after every acceptance that falls inside it; keeping its
         chunks spares regenerating or re-reading them (memory: the current block only).
         """
-        if not self._kept:
+        if not self._kept and self.darr.nbytes <= KEEP_BYTES:
             client = _client()
             self.darr = client.persist(self.darr) if client is not None else self.darr.persist()
             self._kept = True
@@ -82,8 +99,17 @@ class DaskBlock(CandidateBlock):
     def reduce_single(self, q_and_target: np.ndarray,
                       row_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         scores = self.stream.scores(self, q_and_target, row_weights)
+        if self.stream.by_rows:  # sums over row chunks: [Q t]'B and the column norms
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                return gain_from_products(q_and_target, scores[:-1].copy(), scores[-1].copy(),
+                                          lambda idx: self._columns(idx, row_weights))
         self._constant = scores[2] > 0
         return scores[0], scores[1].astype(int)
+
+    def _columns(self, idx: np.ndarray, row_weights: np.ndarray | None) -> np.ndarray:
+        """Columns ``idx`` (weighted like the scores), fetched: only a few need values."""
+        values = np.asarray(self.darr[:, idx].compute(), dtype=float)
+        return values if row_weights is None else row_weights[:, None] * values
 
     def constant_columns(self) -> np.ndarray:
         if self._constant is None:
@@ -95,7 +121,7 @@ class DaskBlock(CandidateBlock):
 
     def tail(self, start: int) -> DaskBlock:
         out = DaskBlock(self.darr[:, start:], self.stream, self.start + start)
-        out._kept = self._kept
+        out._kept, out.scored = self._kept, self.scored
         if self._constant is not None:
             out._constant = self._constant[start:]
         return out
@@ -114,12 +140,21 @@ class DaskArrayStream(Stream):
         Candidate names (default ``x0, x1, ...``).
     ahead : int
         Blocks scored ahead of the driver when a distributed client is active.
+    rows : {"auto", "gather", "reduce"}
+        How row chunks are used.  ``"gather"``: each column chunk is gathered whole on one
+        worker and scored there (three numbers per candidate come back).  ``"reduce"``:
+        rows stay chunked and the scores are sums over row chunks (tall data; memory per
+        worker is a few chunks).  ``"auto"`` gathers unless a column chunk would exceed
+        ``GATHER_BYTES`` (256 MiB).  The decisions are the same either way.
     """
 
     n_candidates: int
 
-    def __init__(self, name: str, darr: Any, names: Sequence[str] | None = None, *, ahead: int = 2):
+    def __init__(self, name: str, darr: Any, names: Sequence[str] | None = None, *, ahead: int = 2,
+                 rows: str = "auto"):
         super().__init__(name)
+        if rows not in _ROWS:
+            raise ValueError(f"stream {name!r}: rows must be one of {', '.join(map(repr, _ROWS))}, got {rows!r}")
         if darr.ndim != 2:
             raise ValueError(f"stream {name!r}: expected a 2-D dask array (one column per candidate), "
                              f"got shape {darr.shape}")
@@ -131,7 +166,12 @@ class DaskArrayStream(Stream):
         if np.dtype(darr.dtype).kind not in "biuf":
             raise ValueError(f"stream {name!r} is not numeric (dtype {darr.dtype}); array streams take numeric "
                              "columns")
-        self.darr = darr if len(darr.chunks[0]) == 1 else darr.rechunk({0: -1})
+        one_row_chunk = len(darr.chunks[0]) == 1
+        if rows == "auto":
+            widest = max(darr.chunks[1])
+            rows = "gather" if one_row_chunk or darr.shape[0] * widest * 8 <= GATHER_BYTES else "reduce"
+        self.by_rows = rows == "reduce" and not one_row_chunk
+        self.darr = darr if one_row_chunk or self.by_rows else darr.rechunk({0: -1})
         m = int(darr.shape[1])
         self.names: Sequence[str] = NameRange("x", 0, m) if names is None else (
             names if isinstance(names, NameRange) else list(names))
@@ -142,6 +182,7 @@ class DaskArrayStream(Stream):
         self.ahead = ahead
         self._bounds = np.concatenate(([0], np.cumsum(self.darr.chunks[1])))
         self._pending: dict[tuple[str, int, int], Any] = {}  # speculative scores in flight
+        self._model: tuple[str, Any, Any] | None = None  # the current model, cut like the rows
 
     def _next_block(self, k: int) -> TermBlock | None:
         start = self.position
@@ -163,8 +204,13 @@ class DaskArrayStream(Stream):
         key = _model_key(q_and_target, row_weights)
         client = _client()
         start, stop = block.start, block.start + len(block)
+        # the first scoring may be a speculative one already under way; a block is kept on the
+        # workers only when it is scored again (after an acceptance inside it), not before:
+        # keeping it at once would generate or read its chunks twice
+        part = block.kept() if block.scored else block.darr
+        block.scored = True
         if client is None:
-            return self._graph(block.kept(), q_and_target, row_weights).compute()
+            return self._graph(part, q_and_target, row_weights, key).compute()
         future = self._pending.pop((key, start, stop), None)
         # speculative scores against an older model, or of blocks already passed, are cancelled
         stale = [f for k, f in self._pending.items() if k[0] != key or k[1] < stop]
@@ -172,7 +218,7 @@ class DaskArrayStream(Stream):
             client.cancel(stale)
         self._pending = {k: f for k, f in self._pending.items() if k[0] == key and k[1] >= stop}
         if future is None:
-            future = client.compute(self._graph(block.kept(), q_and_target, row_weights))
+            future = client.compute(self._graph(part, q_and_target, row_weights, key))
         # score the next blocks (chunk-aligned, as the driver will ask for them) meanwhile
         lo = stop
         for _ in range(self.ahead):
@@ -181,14 +227,56 @@ class DaskArrayStream(Stream):
             hi = self._chunk_end(lo + max(len(block), 1))
             if (key, lo, hi) not in self._pending:
                 self._pending[(key, lo, hi)] = client.compute(
-                    self._graph(self.darr[:, lo:hi], q_and_target, row_weights))
+                    self._graph(self.darr[:, lo:hi], q_and_target, row_weights, key))
             lo = hi
         return np.asarray(future.result())
 
-    @staticmethod
-    def _graph(part: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None) -> Any:
+    def _graph(self, part: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None, key: str) -> Any:
+        if self.by_rows:
+            return _row_sums(part, *self._model_by_rows(q_and_target, row_weights, key))
         return part.map_blocks(chunk_scores, q_and_target, row_weights, chunks=((3,), part.chunks[1]),
                                dtype=float, meta=np.empty((0, 0)))
+
+
+    def _model_by_rows(self, q_and_target: np.ndarray, row_weights: np.ndarray | None,
+                       key: str) -> tuple[Any, Any]:
+        """The model's vectors cut like the rows, sent to the workers once per model."""
+        if self._model is None or self._model[0] != key:
+            rows = self.darr.chunks[0]
+            weights = None if row_weights is None else _cut_rows(row_weights, rows)
+            self._model = (key, _cut_rows(q_and_target, rows), weights)
+        return self._model[1], self._model[2]
+
+
+def _cut_rows(values: np.ndarray, rows: tuple[int, ...]) -> Any:
+    """``values`` as a dask array with the given row chunks; with a distributed client the
+    chunks are scattered to the workers (not shipped inside every task graph)."""
+    import dask.array as da
+
+    client = _client()
+    if client is None:
+        return da.from_array(values, chunks=(rows,) + tuple((d,) for d in values.shape[1:]), name=False)
+    bounds = np.concatenate(([0], np.cumsum(rows)))
+    parts = [values[a:b] for a, b in itertools.pairwise(bounds)]
+    futures = client.scatter(parts)
+    return da.concatenate([da.from_delayed(f, p.shape, dtype=float) for f, p in zip(futures, parts)])
+
+
+def _row_sums(part: Any, model: Any, row_weights: Any) -> Any:
+    """``[[Q t]' B; column norms of B]`` (a ``(k + 2) x c`` array) as sums over row chunks.
+
+    B is the block (rows weighted by ``row_weights`` for a GLM); ``model`` (``[Q t]``) and
+    the weights are dask arrays cut like the block's rows, so each task multiplies one row
+    chunk and dask sums the parts.
+    """
+    import dask.array as da
+
+    values = part.astype(float)
+    if row_weights is not None:
+        values = values * row_weights[:, None]
+    products = model.T @ values
+    norms = (values * values).sum(axis=0)
+    return da.concatenate([products, norms[None, :]], axis=0)
 
 
 def _model_key(q_and_target: np.ndarray, row_weights: np.ndarray | None) -> str:

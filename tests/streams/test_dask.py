@@ -20,13 +20,6 @@ distributed = pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=50) as cluster, distributed.Client(cluster) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def problem():
     rng = np.random.default_rng(11)
     n, m = 120, 6000
