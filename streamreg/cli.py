@@ -326,6 +326,15 @@ def _select(args: argparse.Namespace, data: pd.DataFrame, family: str | None) ->
         raise CLIError(_error_text(exc)) from None
 
 
+def _family_hint(message: str, given: str | None, suggested: str | None, data: str) -> str:
+    """A response error under a data set's own family suggests naming the family."""
+    if given is not None or suggested is None or "response" not in message:
+        return message
+    other = "gaussian" if suggested != "gaussian" else "binomial"
+    return (f"{message} (family {suggested!r} is the default of the data set {data} for its own response; "
+            f"for this response pass --family, e.g. --family {other})")
+
+
 def _run(args: argparse.Namespace) -> int:
     data, suggested = _load_data(args.data)
     for option, attr in _OUTPUTS.items():
@@ -333,7 +342,10 @@ def _run(args: argparse.Namespace) -> int:
             _check_writable(option, getattr(args, attr))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
-        fit = _select(args, data, args.family or suggested)
+        try:
+            fit = _select(args, data, args.family or suggested)
+        except CLIError as exc:
+            raise CLIError(_family_hint(str(exc), args.family, suggested, args.data)) from None
         smry = fit.summary()
     for w in caught:  # one line each, after a successful run only
         print(f"streamreg: warning: {_one_line(str(w.message))}", file=sys.stderr)

@@ -153,3 +153,13 @@ def test_verbose_flag_draws_a_bar(capsys, csv):
     assert "11/11 [" in capsys.readouterr().err
     assert main(["y ~ stream(*)", "--data", str(csv)]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_response_that_does_not_fit_the_data_sets_family_suggests_one(capsys):
+    assert main(["radius_mean ~ stream(*_se)", "--data", "wdbc"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "a binomial response must be 0/1" in err
+    assert "family 'binomial' is the default of the data set wdbc" in err and "--family gaussian" in err
+    assert main(["radius_mean ~ stream(*_se)", "--data", "wdbc", "--family", "binomial"]) == 2
+    assert "--family gaussian" not in capsys.readouterr().err  # the user chose it: no hint
