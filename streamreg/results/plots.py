@@ -162,7 +162,7 @@ def coefficient_plot(res: Any, ax: Any = None, *, alpha: float = 0.05, intercept
     ax.set_yticks(y)
     ax.set_yticklabels(list(params.index))
     level = f"{100 * (1 - alpha):g}%"
-    ax.set_xlabel(f"estimate with {level} interval (nominal: not adjusted for the selection)")
+    ax.set_xlabel(f"estimate with {level} interval\n(nominal: not adjusted for the selection)")
     return ax
 
 
