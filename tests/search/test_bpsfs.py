@@ -2,12 +2,13 @@
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import optimize
+from scipy import optimize, stats
 
 import streamreg as sr
 from streamreg.models.separation import is_separated
 from streamreg.search import BPSFS
 from streamreg.search.penalised import BayesLambdaRule, L1Model, bayes_lambda
+from streamreg.search.penalised.bpsfs import rule1_threshold
 
 
 def test_lambda_formula_by_hand():
@@ -196,3 +197,91 @@ def test_time_budget_stops_bpsfs():
 
     res = sr.select(y, endless(), method="bp-sfs", c=0.0, time_budget=0.5)
     assert res.stopped_by == "time_budget"
+
+
+# ---------------------------------------------------------------------------------------
+# rule 1 as OSFS's irrelevance test, and the n = 200, p = 300 simulation of issue 15
+
+@pytest.mark.parametrize(("n", "level"), [(4, 0.05), (43, 0.01), (200, 0.01), (200, 0.05), (5000, 1e-6)])
+def test_rule1_threshold_is_the_critical_value_of_fishers_z_test(n, level):
+    c = rule1_threshold(n, level)
+    # at |r| = c the two-sided Fisher z p-value equals the level (closed form, scipy's normal tail)
+    p_at_c = 2 * stats.norm.sf(np.arctanh(c) * np.sqrt(n - 3))
+    assert p_at_c == pytest.approx(level, rel=1e-10)
+    assert 0 < c < 1
+
+
+def test_rule1_threshold_by_hand():
+    # n = 200, level 0.01: z = 2.5758293035489004, sqrt(197) = 14.035668847618199
+    assert rule1_threshold(200, 0.01) == pytest.approx(np.tanh(2.5758293035489004 / 14.035668847618199), rel=1e-12)
+
+
+def _issue15(seed, family):
+    """n = 200 rows, p = 300 independent N(0, 1) candidates, 3 true (x10, x100, x200)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(200, 300))
+    eta = 1.5 * X[:, 10] - 1.0 * X[:, 100] + 0.8 * X[:, 200]
+    if family == "binomial":
+        return X, (rng.uniform(size=200) < 1 / (1 + np.exp(-eta))).astype(float)
+    return X, eta + rng.normal(size=200)
+
+
+@pytest.mark.parametrize("family", ["gaussian", "binomial"])
+def test_selected_count_is_near_the_truth_on_the_issue15_simulation(family):
+    counts, found = [], []
+    for seed in range(5):
+        X, y = _issue15(seed, family)
+        res = sr.select(y, X, family=family, method="bp-sfs")
+        active = {f"x{s.term}" for s in res.search.run.active}
+        counts.append(len(active))
+        found.append(len(active & {"x10", "x100", "x200"}))
+        assert res.policy.c_ == pytest.approx(rule1_threshold(200, 0.01), rel=1e-12)
+    # rule 1 at level 0.01 lets about 3 of the 297 null features through; rule 2 keeps them
+    assert np.mean(counts) <= 8 and max(counts) <= 12, counts
+    assert np.mean(found) >= (3 if family == "gaussian" else 2.4), found
+
+
+def test_a_fixed_c_passes_a_share_of_null_features_that_does_not_fall_with_n():
+    # the old default c = 0.1: rule 1 passes P(|r| >= 0.1), about 16 % at n = 200, and rule 2
+    # keeps nearly all of them (its threshold, in z units, is about 0.45 here)
+    X, y = _issue15(0, "gaussian")
+    res = sr.select(y, X, method="bp-sfs", c=0.1)
+    h = res.history
+    passed = X.shape[1] - int((h["status"].astype(str) == "discarded: rule 1 (|corr| < c)").sum())
+    kept = len({s.term for s in res.search.run.active})
+    assert passed > 40 and kept >= 0.6 * passed
+
+
+def test_streaming_fixed_point_equals_the_batch_criterion():
+    """Independent reference: the batch sBP fixed point lambda = s2 p / (n sum|w|), iterated
+    with scikit-learn's Lasso (coordinate descent) on the columns that pass rule 1."""
+    from sklearn.linear_model import Lasso
+
+    X, y = _issue15(2, "gaussian")
+    res = sr.select(y, X, method="bp-sfs")
+    n = len(y)
+    Z = (X - X.mean(0)) / X.std(0)
+    r = np.abs(Z.T @ (y - y.mean())) / (n * y.std())
+    cols = np.flatnonzero(r >= res.policy.c_)
+    lam = 0.01
+    for _ in range(200):
+        fit = Lasso(alpha=lam, tol=1e-14, max_iter=1_000_000).fit(Z[:, cols], y)
+        s2 = np.mean((y - fit.predict(Z[:, cols])) ** 2)
+        new = s2 * np.count_nonzero(fit.coef_) / (n * np.abs(fit.coef_).sum())
+        if abs(new - lam) <= 1e-13 * lam:
+            break
+        lam = new
+    ref = {int(cols[j]): fit.coef_[j] for j in np.flatnonzero(fit.coef_)}
+    run = res.search.run
+    ours = {s.term: w for s, w in zip(run.active, run.model.w)}
+    assert set(ours) == set(ref)
+    np.testing.assert_allclose([ours[j] for j in sorted(ref)], [ref[j] for j in sorted(ref)], rtol=1e-7)
+    assert res.search.lam == pytest.approx(lam, rel=1e-7)
+
+
+def test_bad_rule1_level():
+    for level in (0.0, 1.0, -0.5, float("nan"), "a"):
+        with pytest.raises(ValueError, match=r"level must be a test level in \(0, 1\)"):
+            BPSFS(level=level)
+    with pytest.raises(ValueError, match="rule 1's Fisher z test needs at least 4 rows"):
+        sr.select(np.array([0.0, 1.0, 3.0]), np.eye(3), method="bp-sfs")
