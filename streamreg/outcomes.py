@@ -11,8 +11,8 @@ given one; the rest are filled in later, in one vectorised call, for the history
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -54,6 +54,9 @@ class TestOutcomes:
     _log_p: np.ndarray | None = field(default=None, repr=False)
     #: True for stand-in outcomes of candidates that were not scored
     placeholder: bool = field(default=False, repr=False)
+    #: the last :meth:`log_p_screened` result (NaN where not computed), kept so that the
+    #: search and its history need not compute those p-values again
+    _screened: np.ndarray | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.statistic)
@@ -68,32 +71,48 @@ class TestOutcomes:
     def pvalue(self) -> np.ndarray:
         return np.exp(self.log_p)
 
-    def log_p_screened(self, log_alpha_max: float) -> np.ndarray:
+    def log_p_screened(self, log_alpha_max: float | np.ndarray) -> np.ndarray:
         """log p where it may fall below ``log_alpha_max``; NaN where it cannot.
 
         Any candidate whose statistic is below the critical value of the largest level
         in play cannot be accepted, so its exact p-value is not needed for a decision.
+        ``log_alpha_max`` may also give one bound per candidate (levels that fall along
+        the block): each is then screened at its own level when ``critical`` supports it
+        (:class:`~streamreg.models.distributions.CachedCritical`), at their largest otherwise.
         """
-        if self._log_p is not None or self.critical is None:
+        if self._log_p is not None or self.critical is None or len(self) == 0:
             return self.log_p
+        along = getattr(self.critical, "along", None)
+        if np.ndim(log_alpha_max) and along is None:
+            log_alpha_max = float(np.max(log_alpha_max))
         out = np.full(len(self), np.nan)
         could = np.zeros(len(self), dtype=bool)
         df, dfr = self.df, self.df_resid
         if (df == df[0]).all() and (dfr == dfr[0]).all():  # the usual case: one reference law
-            groups = [(df[0], dfr[0], slice(None))]
+            groups: list[tuple[float, float, slice | np.ndarray]] = [(df[0], dfr[0], slice(None))]
         else:
             keys = {(float(a), float(b)) for a, b in zip(df, dfr)}
             groups = [(d, r, (df == d) & (dfr == r)) for d, r in keys]
         for d, r, sel in groups:
-            crit = self.critical(log_alpha_max, int(d), float(r))
+            if along is not None and np.ndim(log_alpha_max):
+                crit = along(np.asarray(log_alpha_max, dtype=float)[sel], int(d), float(r))
+            else:
+                crit = self.critical(float(log_alpha_max), int(d), float(r))
             could[sel] |= self.statistic[sel] >= crit
         idx = np.flatnonzero(could)
         if idx.size:
             out[idx] = self.log_sf(self.statistic[idx], self.df[idx], self.df_resid[idx])
+        self._screened = out
         return out
 
+    def known_log_p(self) -> np.ndarray:
+        """The log p-values computed so far (all of them, or those screened in; NaN elsewhere)."""
+        if self._log_p is not None:
+            return self._log_p
+        return np.full(len(self), np.nan) if self._screened is None else self._screened
+
     @classmethod
-    def concatenate(cls, parts: list["TestOutcomes"]) -> "TestOutcomes":
+    def concatenate(cls, parts: list[TestOutcomes]) -> TestOutcomes:
         """The outcomes of several blocks scored against the same model, end to end.
 
         Parts marked ``placeholder`` (candidates not scored) yield to the others for the
@@ -111,7 +130,7 @@ class TestOutcomes:
                    np.concatenate([p.df_resid for p in parts]), np.concatenate([p.llr for p in parts]),
                    first.log_sf, first.critical, log_p)
 
-    def take(self, index: slice | int | np.ndarray | list[int]) -> "TestOutcomes":
+    def take(self, index: slice | int | np.ndarray | list[int]) -> TestOutcomes:
         """The outcomes of a subset of the candidates (numpy indexing)."""
         return TestOutcomes(
             self.statistic[index],
@@ -121,4 +140,5 @@ class TestOutcomes:
             self.log_sf,
             self.critical,
             None if self._log_p is None else self._log_p[index],
+            _screened=None if self._screened is None else self._screened[index],
         )

@@ -11,6 +11,8 @@ uses for it (``stdtr``, ``fdtrc``, ``chdtrc``; equal to the last digit), directl
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special, stats
@@ -57,10 +59,26 @@ def log_f_sf(x: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
             if one.any():
                 out[one] = np.log(2.0) + np.log(special.stdtr(df_resid[one], -np.sqrt(np.maximum(x[one], 0.0))))
             out[~one] = np.log(special.fdtrc(df[~one], df_resid[~one], np.maximum(x[~one], 0.0)))
-    far = ~np.isfinite(out) | (out < -600)
+    if out.size and out.min() >= -600:  # the usual case: no far tail, no NaN (one reduction, no masks)
+        return out
+    far = ~(out >= -600)  # below -600, -inf or NaN (out never exceeds log 2)
     if far.any():
         out[far] = _log_f_sf_far(x[far], df[far], df_resid[far])
     return out
+
+
+def _log_t2_sf(x: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
+    """:func:`log_f_sf` with ``df = 1`` (two-sided t), the same operations without its checks."""
+    with np.errstate(divide="ignore"):
+        out = _LOG2 + np.log(special.stdtr(df_resid, -np.sqrt(np.maximum(x, 0.0))))
+    if out.size and out.min() >= -600:
+        return out
+    far = ~(out >= -600)
+    out[far] = _log_f_sf_far(x[far], np.ones(int(far.sum())), df_resid[far])
+    return out
+
+
+_LOG2 = np.log(2.0)
 
 
 def _log_f_sf_far(x: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
@@ -90,6 +108,8 @@ def log_sf(statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.nd
     df_resid = _like(df_resid, statistic)
     chi = ~np.isfinite(df_resid)
     if not chi.any():  # the usual least-squares case: no masks, no copies
+        if (df == 1).all():  # t tests: the fewest array operations (they dominate small blocks)
+            return _log_t2_sf(statistic, df_resid)
         return log_f_sf(statistic / df, df, df_resid)
     out = np.empty_like(statistic)
     out[chi] = log_chi2_sf(statistic[chi], df[chi])
@@ -102,7 +122,11 @@ def log_sf(statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.nd
 def _like(values: ArrayLike, statistic: np.ndarray) -> np.ndarray:
     """``values`` as floats of the statistic's shape (broadcast only when needed)."""
     values = np.asarray(values, dtype=float)
-    return values if values.shape == statistic.shape else np.broadcast_to(values, statistic.shape)
+    if values.shape == statistic.shape:
+        return values
+    if values.size == 1:  # np.broadcast_to costs more than the scalar's copies on a small block
+        return np.full(statistic.shape, values.reshape(())[()])
+    return np.broadcast_to(values, statistic.shape)
 
 
 class CachedCritical:
@@ -115,6 +139,7 @@ class CachedCritical:
 
     def __init__(self) -> None:
         self._memo: dict[tuple[int, float], tuple[float, float]] = {}
+        self._grid: dict[tuple[int, float], dict[float, float]] = {}
 
     def __call__(self, log_alpha: float, df: int, df_resid: float) -> float:
         key = (int(df), float(df_resid))
@@ -124,6 +149,76 @@ class CachedCritical:
         value = critical(log_alpha, df, df_resid)
         self._memo[key] = (log_alpha, value)
         return value
+
+
+    def along(self, log_alpha: np.ndarray, df: int, df_resid: float) -> np.ndarray:
+        """A valid screen for each of several levels: the critical value of each log-level
+        rounded up to an integer (a larger level, so a lower critical value).
+
+        Levels falling along a block then share a handful of critical values (one per factor
+        ``e``), cached per law, so that a block is screened at each position's own level
+        rather than at its first (and largest) one.
+        """
+        grid = np.minimum(np.ceil(log_alpha), 0.0)
+        table = self._grid.setdefault(self._law(int(df), float(df_resid)), {})
+        if len(table) > 4096:  # a long search of many laws: start over rather than grow
+            table.clear()
+        lo, hi = float(grid.min()), float(grid.max())
+        if math.isfinite(lo) and hi - lo < 64:  # the usual case: a short range of integers, no sort
+            keys = np.arange(lo, hi + 1.0)
+            pos = (grid - lo).astype(np.intp)
+        else:
+            keys, pos = np.unique(grid, return_inverse=True)
+        wanted = keys.tolist()
+        missing = [k for k in wanted if k not in table]
+        if missing:
+            table.update(zip(missing, critical_many(np.array(missing), df, df_resid).tolist()))
+        return np.array([table[k] for k in wanted])[pos]
+
+
+    def _law(self, df: int, df_resid: float) -> tuple[int, float]:
+        """The law whose table serves ``(df, df_resid)``: its own, or for a t test one with up
+        to 10% more residual df.
+
+        Each acceptance costs a residual df, and a new table would cost a critical value per
+        level again.  ``P(|T_nu| > c)`` falls as ``nu`` grows (Student's t is more peaked for
+        more df), so a critical value checked for ``nu0 >= nu`` is a valid, slightly low,
+        screen for ``nu``.
+        """
+        if df == 1 and math.isfinite(df_resid):
+            for d, r in self._grid:
+                if d == 1 and df_resid <= r <= 1.1 * df_resid:
+                    return d, r
+        return df, df_resid
+
+
+def critical_many(log_alpha: np.ndarray, df: int, df_resid: float) -> np.ndarray:
+    """:func:`critical` for several levels: the inverse-cdf guesses and their checks in one
+    vectorised call each; a guess that fails its check goes to the scalar bisection."""
+    la = np.asarray(log_alpha, dtype=float)
+    alpha = np.exp(la)
+    with np.errstate(all="ignore"):
+        if df == 1:
+            # |t| quantile by the Cornish-Fisher expansion around the normal one: no iterative
+            # inversion (stdtrit costs ~20 incomplete-beta calls); the check below decides
+            z = special.ndtri(alpha / 2.0)
+            shift = (z * z + 1.0) / (4.0 * float(df_resid))
+            guess = (z * (1.0 + shift)) ** 2
+            far = shift > 0.05  # where the expansion is poor (few df, far tail), invert exactly
+            if far.any():
+                guess[far] = np.square(special.stdtrit(df_resid, alpha[far] / 2.0))
+        elif not np.isfinite(df_resid):
+            guess = special.chdtri(df, alpha)
+        else:
+            guess = df * stats.f.isf(alpha, df, df_resid)
+    low = guess * (1 - 1e-7)
+    # a guess that passes its check is a valid screen, however it was found
+    good = (alpha > 1e-300) & (la < 0) & np.isfinite(low)
+    good[good] = log_sf(low[good], np.float64(df), np.float64(df_resid)) >= la[good]
+    out = np.where(good, low, np.nan)
+    for i in np.flatnonzero(~good).tolist():
+        out[i] = np.inf if la[i] == -np.inf else critical(float(la[i]), df, df_resid)
+    return out
 
 
 def critical(log_alpha: float, df: int, df_resid: float) -> float:
@@ -146,7 +241,8 @@ def critical(log_alpha: float, df: int, df_resid: float) -> float:
         if not np.isfinite(df_resid):
             guess = float(special.chdtri(df, alpha)) if alpha > 1e-300 else 2.0 * (-log_alpha)
         elif df == 1:  # F(1, dfr) is a squared t
-            guess = float(special.stdtrit(df_resid, alpha / 2.0)) ** 2 if alpha > 1e-300 else np.inf
+            # squared as numpy floats: a quantile beyond 1e154 squares to inf, not to OverflowError
+            guess = float(np.square(special.stdtrit(df_resid, alpha / 2.0))) if alpha > 1e-300 else np.inf
         else:
             guess = float(df * stats.f.isf(alpha, df, df_resid)) if alpha > 1e-300 else np.inf
     if ok(guess * (1 - 1e-7)):  # isf is accurate to a few ulps in the body of the law

@@ -10,7 +10,6 @@ that levels of 1e-10 and below stay exact.
 from __future__ import annotations
 
 import math
-
 from abc import abstractmethod
 
 import numpy as np
@@ -114,8 +113,8 @@ class AlphaInvesting(_Investing):
     def _accept(self, outcomes: TestOutcomes, log_bid: np.ndarray) -> np.ndarray:
         if len(outcomes) == 0:
             return np.zeros(0, dtype=bool)
-        # bids fall along the block, so the first one bounds them all
-        log_p = outcomes.log_p_screened(float(log_bid.max()))
+        # exact p-values only where a candidate could beat its own bid
+        log_p = outcomes.log_p_screened(log_bid)
         return log_p < log_bid  # NaN (cannot pass) compares False
 
     def parameters(self) -> dict:
@@ -180,7 +179,7 @@ class InformationInvesting(_Investing):
         elif not coef_bits >= 0:
             raise ValueError(f"coef_bits must be >= 0, got {coef_bits!r}")
         if not isinstance(charge_bid, bool):
-            raise ValueError(f"charge_bid must be True or False, got {charge_bid!r}")
+            raise ValueError(f"charge_bid must be True or False, got {charge_bid!r}")  # noqa: TRY004 -- an option value
         self.w0 = w0
         self.w_delta = w_delta
         self.coef_bits = coef_bits

@@ -94,21 +94,51 @@ class AlphaSpending(Policy):
     alpha : float, default 0.05
         Family-wise error rate, in (0, 1).
     gammai : sequence of float, optional
-        Non-negative sequence summing to at most 1 (default: the LORD sequence).
+        Non-negative sequence summing to at most 1 (default: the LORD sequence); zero
+        beyond its end.  Kept as a read-only array, shared by the streams' copies of the
+        rule, and shown in summaries by its length when it is long.
+    horizon : int, optional
+        Spend ``alpha / horizon`` on each of the first ``horizon`` tests and nothing after
+        (Bonferroni over a known number of tests, without storing a sequence); not with
+        ``gammai``.  Not an onlineFDR option.
 
     Examples
     --------
     >>> from streamreg.policies import AlphaSpending
     >>> AlphaSpending(alpha=0.1)
     alpha-spending(alpha=0.1)
+    >>> AlphaSpending(alpha=0.1, horizon=1000)
+    alpha-spending(alpha=0.1, horizon=1000)
+    >>> AlphaSpending(gammai=[1e-6] * 1_000_000)
+    alpha-spending(alpha=0.05, gammai=<1,000,000 values>)
     """
 
     name = "alpha-spending"
 
-    def __init__(self, alpha: float = 0.05, gammai: Sequence[float] | None = None):
+    def __init__(self, alpha: float = 0.05, gammai: Sequence[float] | np.ndarray | None = None,
+                 horizon: int | None = None):
         self.alpha = check_alpha(alpha)
-        self.gammai = user_sequence(gammai, 1.0, "gammai")
-        self._gamma = LORD_SEQUENCE if self.gammai is None else ArraySequence(np.asarray(self.gammai))
+        if gammai is not None and horizon is not None:
+            raise ValueError("give gammai or horizon, not both (horizon=N spends alpha/N on each of N tests)")
+        self.gammai = _spending_values(gammai)
+        self.horizon = _check_horizon(horizon)
+
+    def _gamma(self, t: np.ndarray) -> np.ndarray:
+        """``g_t`` at 1-based test indices: the LORD sequence, the user's (zero beyond its end)
+        or ``1 / horizon`` up to the horizon."""
+        if self.gammai is None and self.horizon is None:
+            return LORD_SEQUENCE(t)
+        out = np.zeros(t.shape)
+        if self.gammai is not None:
+            inside = t <= self.gammai.size
+            out[inside] = self.gammai[t[inside] - 1]
+        elif self.horizon is not None:
+            out[t <= self.horizon] = 1.0 / self.horizon
+        return out
+
+    def describe(self) -> str:
+        """``name(param=value, ...)``, a long ``gammai`` by its length (its values would fill pages)."""
+        return f"{self.name}({', '.join(f'{k}={_short(v)}' for k, v in self.parameters().items())})"
 
     def _reset(self) -> None:
         self._alpha = self.alpha * self.share
@@ -139,6 +169,8 @@ class AlphaSpending(Policy):
         out: dict[str, Any] = {"alpha": self.alpha}
         if self.gammai is not None:
             out["gammai"] = self.gammai
+        if self.horizon is not None:
+            out["horizon"] = self.horizon
         return out
 
     def guarantee(self) -> str:
@@ -148,3 +180,46 @@ class AlphaSpending(Policy):
             "response and are computed given a data-selected model, so they are neither "
             "independent nor exactly valid, and the claim is approximate here."
         )
+
+
+#: sequences at most this long are shown value by value
+_SHOWN = 8
+
+
+def _spending_values(values: Sequence[float] | np.ndarray | None) -> np.ndarray | None:
+    """A user ``gammai`` checked as onlineFDR checks it, as a read-only float array.
+
+    Our own read-only arrays (a rule's ``gammai`` handed to its copies by ``spawn``) are
+    shared, not copied: a million-long sequence costs 8 MB once, not once per stream.
+    """
+    if values is None:
+        return None
+    if isinstance(values, np.ndarray) and values.dtype == float and not values.flags.writeable and values.base is None:
+        arr = values
+    else:
+        arr = np.array(values, dtype=float)  # a copy: later changes to the caller's object do not leak in
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError("gammai must be a non-empty 1-D sequence")
+    if not np.isfinite(arr).all() or (arr < 0).any():
+        raise ValueError("All elements of gammai must be non-negative and finite.")
+    if arr.sum() > 1.0 + 1e-12:
+        raise ValueError("The sum of the elements of gammai must not be greater than 1.")
+    arr.flags.writeable = False
+    return arr
+
+
+def _check_horizon(horizon: int | None) -> int | None:
+    if horizon is None:
+        return None
+    if isinstance(horizon, (bool, np.bool_)) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
+        raise ValueError(f"horizon must be a positive integer (the number of tests), got {horizon!r}")
+    return int(horizon)
+
+
+def _short(value: Any) -> str:
+    """A parameter as summaries show it: a long array by its length."""
+    if isinstance(value, np.ndarray):
+        if value.size > _SHOWN:
+            return f"<{value.size:,} values>"
+        return repr(tuple(float(v) for v in value))
+    return str(value)

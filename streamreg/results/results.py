@@ -71,9 +71,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         self.refit_warnings = list(refit_warnings or [])
         search = selection.search
         self.search = search
-        self.selected = search.selected
         self._history: pd.DataFrame | None = None  # the search's history as the rule explains it, built on first access
-        self.per_stream = search.per_stream
         self.history_mode = getattr(search, "history_mode", "full")
         self.stopped_by = search.stopped_by
         self.formula = selection.formula
@@ -96,6 +94,16 @@ class StreamRegResults(ResultPredictions, ResultPlots):
     def family_name(self) -> str:
         """The family's class name in lower case (``"gaussian"``, ``"binomial"``, ...), for display."""
         return type(self.family).__name__.lower()
+
+    @property
+    def selected(self) -> pd.DataFrame:
+        """One row per selected term (the search's table, built on first access)."""
+        return self.search.selected
+
+    @property
+    def per_stream(self) -> pd.DataFrame:
+        """Candidates tested, terms selected and final wealth per stream (built on first access)."""
+        return self.search.per_stream
 
     @property
     def history_kept(self) -> bool:
@@ -420,4 +428,9 @@ class StreamRegResults(ResultPredictions, ResultPlots):
 
     def __getstate__(self) -> dict[str, Any]:
         return self.__dict__.copy()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state.pop("selected", None)  # older pickles kept copies of the search's tables
+        state.pop("per_stream", None)
+        self.__dict__.update(state)
 

@@ -144,18 +144,17 @@ class HistoryRecorder:
         self._flush()
         cols = {**self._DEFAULTS, **cols}
         if self.keep == "none":
-            status = np.broadcast_to(np.asarray(cols["status"]), (m,))
-            rows = np.flatnonzero(np.isin(status, _KEPT_WITHOUT_HISTORY))
+            rows = np.flatnonzero(np.isin(_as_column(cols["status"], m), _KEPT_WITHOUT_HISTORY))
             if rows.size == 0:
                 return
             names = [names[int(i)] for i in rows]
-            cols = {f: np.broadcast_to(np.asarray(cols[f]), (m,))[rows] for f in self._fields}
+            cols = {f: _as_column(cols[f], m)[rows] for f in self._fields}
             m = len(rows)
         self._names.append(names)  # kept as given (lazy name ranges stay lazy until the frame is built)
         self._streams.append(stream)
         self._sizes.append(m)
         for f in self._fields:
-            self._chunks[f].append(np.broadcast_to(np.asarray(cols[f]), (m,)).copy())
+            self._chunks[f].append(_as_column(cols[f], m, copy=True))
 
     def add_row(self, stream: str, term: str, **cols: Any) -> None:
         """One row (scalars); cheap, as the penalised searches add a row per arriving term."""
@@ -221,6 +220,17 @@ class HistoryRecorder:
         for f in self.extra:
             out[f] = c[f]
         return out
+
+
+def _as_column(value: Any, m: int, copy: bool = False) -> np.ndarray:
+    """``value`` as a column of ``m`` rows: an array of that length as is (copied if asked; the
+    recorder must not share the caller's buffers), a scalar repeated."""
+    if isinstance(value, np.ndarray) and value.shape == (m,):
+        return value.copy() if copy else value
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        return np.full(m, arr[()], dtype=arr.dtype)
+    return np.broadcast_to(arr, (m,)).copy()  # a list, or a length-1 array (numpy's broadcasting errors)
 
 
 def _column(values: tuple) -> np.ndarray:

@@ -33,7 +33,7 @@ from ..progress import SearchProgress
 from ..streams.base import AcceptedTerm, Stream, TermBlock
 from ..streams.passes import arrange_streams
 from .history import HistoryRecorder, Status
-from .result import SELECTED_COLUMNS, SearchResult, check_streams, per_stream_table
+from .result import SELECTED_COLUMNS, SearchResult, check_streams, stream_counts_table
 
 __all__ = ["SearchResult", "Streamwise", "streamwise_search"]
 
@@ -218,8 +218,11 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
             lane.outcomes, lane.codes = model.score_block(buf.block)
             _check_finite(lane.outcomes.statistic, buf)
         scored, codes = lane.outcomes, lane.codes
-        tested_pos = np.flatnonzero(codes == TESTED)
-        outcomes = scored.take(tested_pos)
+        if (codes == TESTED).all():  # the usual case: nothing skipped, no copies
+            tested_pos, outcomes = np.arange(len(codes)), scored
+        else:
+            tested_pos = np.flatnonzero(codes == TESTED)
+            outcomes = scored.take(tested_pos)
         pol = lane.policy
 
         if len(tested_pos) == 0:
@@ -266,7 +269,7 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
             pol.record(outcomes, n_used, last_accepted=False)
 
         sub = outcomes.take(slice(0, n_used))
-        lp = sub._log_p if sub._log_p is not None else np.full(n_used, np.nan)
+        lp = sub.known_log_p()  # those the policy computed; the history computes the rest when read
         if accept_at is not None and np.isnan(lp[-1]):
             lp = lp.copy()
             lp[-1] = float(model.log_pvalue(sub.statistic[-1:], sub.df[-1:], sub.df_resid[-1:])[0])
@@ -275,7 +278,7 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
             _record_run(rec, buf, codes, end, used_tested, sub, lp, level, wealth, status,
                         first_global=n_tests + 1, first_stream=first_test)
         n_tests += n_used
-        rejected = used_tested[status == Status.REJECTED]
+        rejected = used_tested if accept_at is None else used_tested[:-1]  # the last one decided otherwise
         if rejected.size:
             lane.stream.on_rejected(buf, rejected)
 
@@ -312,19 +315,19 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         bar.update(n_tests, len(accepted), lambda: sum(ln.policy.wealth for ln in lanes))
 
     bar.close(n_tests, len(accepted), lambda: sum(ln.policy.wealth for ln in lanes))
-    selected = pd.DataFrame(selected_rows, columns=list(SELECTED_COLUMNS))
-    per_stream = per_stream_table(streams, [ln.policy.n_tested for ln in lanes], accepted,
-                                  [ln.policy.wealth for ln in lanes])
+    # the tables are built on first access (pandas costs more than a small search); their
+    # inputs are frozen here, as the policies and streams may be used again
+    tested, final_wealth = [ln.policy.n_tested for ln in lanes], [ln.policy.wealth for ln in lanes]
     return SearchResult(
         history=partial(rec.frame, model.log_pvalue),
         accepted=accepted,
-        selected=selected,
+        selected=partial(pd.DataFrame, selected_rows, columns=list(SELECTED_COLUMNS)),
         policies={ln.stream.name: ln.policy for ln in lanes},
         stream_names=names,
         n_tests=n_tests,
         stopped_by=stopped_by,
         elapsed=time.monotonic() - t0,
-        per_stream=per_stream,
+        per_stream=partial(stream_counts_table, names, tested, [t.stream for t in accepted], final_wealth),
         history_mode=history,
         initial_wealth=initial_wealth,
     )
@@ -332,6 +335,8 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
 
 def _check_finite(statistic: np.ndarray, buf: TermBlock) -> None:
     """A NaN or infinity in a candidate makes its statistic non-finite: say which one."""
+    if np.isfinite(statistic).all():
+        return
     bad = np.flatnonzero(~np.isfinite(statistic))
     if bad.size:
         raise ValueError(
@@ -355,6 +360,11 @@ def _record_run(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, end: in
                 first_global: int, first_stream: int) -> None:
     """History rows for buffer positions [0, end): tests in order, skips in between."""
     n = end
+    if len(used_tested) == n:  # nothing skipped: the run's arrays are the rows (no scatter)
+        rec.add(buf.stream, buf.names[:n], test=np.arange(first_global, first_global + n),
+                stream_test=np.arange(first_stream, first_stream + n), statistic=sub.statistic, df=sub.df,
+                df_resid=sub.df_resid, log_p=lp, level=level, wealth=wealth, status=status, pass_=buf.pass_no)
+        return
     test = np.full(n, -1)
     stream_test = np.full(n, -1)
     stat = np.full(n, np.nan)
