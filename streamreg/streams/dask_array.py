@@ -281,9 +281,10 @@ def _row_sums(part: Any, model: Any, row_weights: Any) -> Any:
 
 def _model_key(q_and_target: np.ndarray, row_weights: np.ndarray | None) -> str:
     """A digest of the model a score depends on (speculative scores are reused only for it)."""
-    h = hashlib.blake2b(np.ascontiguousarray(q_and_target).tobytes(), digest_size=16)
+    # hashed in place (no bytes copy: the model is n x (k + 1) numbers, large for tall data)
+    h = hashlib.blake2b(memoryview(np.ascontiguousarray(q_and_target)).cast("B"), digest_size=16)
     if row_weights is not None:
-        h.update(np.ascontiguousarray(row_weights).tobytes())
+        h.update(memoryview(np.ascontiguousarray(row_weights)).cast("B"))
     return h.hexdigest()
 
 
