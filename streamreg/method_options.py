@@ -88,15 +88,20 @@ def _check_annotated(name: str, value: Any, param: inspect.Parameter, method: st
 
 
 def _check_method_options(method: object, options: dict[str, Any], top_level: tuple[str, ...]) -> None:
-    if not isinstance(method, str) or not options:
-        return  # instances: resolve_method refuses options; unknown names: it lists the known ones
+    if not isinstance(method, str):
+        return  # instances: resolve_method refuses options
     factory, fixed = _method_factory(method)
     if factory is None:
-        return
+        return  # unknown names: resolve_method lists the known ones
     params = _parameters(factory)
     if params is None:
         return
     by_name = {p.name: p for p in params if p.name not in fixed}
+    required = [name for name, p in by_name.items() if p.default is p.empty and name not in options]
+    if required:
+        example = ", ".join(f"{name}=..." for name in required)
+        raise TypeError(f"method {method!r} needs the option(s) {', '.join(required)} (e.g. method={method!r}, "
+                        f"{example})")
     for key, value in options.items():
         if key not in by_name:
             raise TypeError(_unknown_option_message(key, method, list(by_name), top_level))

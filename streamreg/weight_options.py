@@ -184,10 +184,11 @@ def check_weight_column(name: str, column: str, data: pd.DataFrame | None) -> No
 
 
 def _check_weights_fit_method(searcher: SearchMethod, method: object, weights: Mapping[str, Any]) -> None:
-    """Grafting and BP-SFS fit their own penalised models, which take no offset or weights."""
+    """Grafting, BP-SFS and FSA fit their own penalised models, which take no offset or weights."""
+    from .search.fsa_method import FSA
     from .search.penalised import BPSFS, Grafting
 
-    if weights and isinstance(searcher, (Grafting, BPSFS)):
+    if weights and isinstance(searcher, (Grafting, BPSFS, FSA)):
         name = method if isinstance(method, str) else type(method).__name__
         raise ValueError(f"{', '.join(n + '=' for n in weights)} cannot be used with method {name!r}: its "
                          "penalised fits take no offset or weights; use a streamwise policy or stepwise search")

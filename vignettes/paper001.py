@@ -21,7 +21,6 @@
 import os
 import time
 import warnings
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -41,19 +40,6 @@ pd.set_option("display.width", 130)
 pd.set_option("display.max_columns", 20)
 t_start = time.perf_counter()
 
-
-def load(name):
-    """``sr.datasets.load``; offline, the project's copy of the papers' data serves as mirror."""
-    try:
-        return sr.datasets.load(name)
-    except sr.datasets.DatasetError:
-        here = Path(globals().get("__file__", Path.cwd() / "x")).resolve().parent
-        for up in [here, *here.parents]:
-            shared = up / "shared" / "data"
-            if (shared / name).is_dir():
-                os.environ["STREAMREG_DATA_URL"] = str(shared)
-                return sr.datasets.load(name)
-        raise
 
 
 # %% [markdown]
@@ -82,7 +68,7 @@ def load(name):
 #   of 5 to 10 points; ours is the sd over folds.
 
 # %%
-arcene = load("arcene")
+arcene = sr.datasets.load("arcene")
 xa, ya = arcene.arrays()
 xa = xa[:, ::STEP]
 cols = [f"x{j * STEP}" for j in range(xa.shape[1])]  # names keep the original column numbers
@@ -311,7 +297,7 @@ print(pd.DataFrame({"k": KS, "MSFS error %": means.round(1), "sd": sds.round(1)}
 # training fold's median.
 
 # %%
-ads = load("internet_ads")
+ads = sr.datasets.load("internet_ads")
 xd, yd = ads.arrays()
 names = [f"{g}_{i}" for g, members in ads.groups.items() for i in range(1, len(members) + 1)]
 assert [c for members in ads.groups.values() for c in members] == list(ads.X.columns)

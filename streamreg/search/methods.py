@@ -10,6 +10,7 @@ driver (:class:`~.streamwise.Streamwise`); the methods here bring their own loop
 ``"stepwise"``           forward stepwise, option ``penalty=`` (default ``"aic"``)
 ``"grafting"``           paper 004 (options ``lam=``, ``cv=``, ``basis="rbf"``, ...)
 ``"bp-sfs"``             paper 003 (options ``c=``, ``lambda0=``, ...)
+``"fsa"``                paper 002, Feature Selection with Annealing (option ``k=``, required)
 =======================  =================================================================
 
 Underscores may replace hyphens.  ``Stepwise``, ``Grafting`` and ``BPSFS`` instances (any
@@ -23,6 +24,7 @@ from typing import Any
 
 from ..policies import Policy, get_policy
 from ..policies.registry import _REGISTRY
+from .fsa_method import FSA
 from .method import SearchMethod
 from .penalised import BPSFS, Grafting
 from .stepwise import Stepwise
@@ -36,6 +38,7 @@ _METHODS: dict[str, Callable[..., SearchMethod]] = {
     "grafting": Grafting,
     "bp-sfs": BPSFS,
     "bpsfs": BPSFS,
+    "fsa": FSA,
 }
 
 
@@ -72,4 +75,4 @@ def resolve_method(method: str | Policy | SearchMethod, **options: Any) -> Searc
         raise
 
 
-__all__ = ["BPSFS", "Grafting", "SearchMethod", "Stepwise", "Streamwise", "resolve_method"]
+__all__ = ["BPSFS", "FSA", "Grafting", "SearchMethod", "Stepwise", "Streamwise", "resolve_method"]

@@ -282,9 +282,9 @@ def _row_sums(part: Any, model: Any, row_weights: Any) -> Any:
 def _model_key(q_and_target: np.ndarray, row_weights: np.ndarray | None) -> str:
     """A digest of the model a score depends on (speculative scores are reused only for it)."""
     # hashed in place (no bytes copy: the model is n x (k + 1) numbers, large for tall data)
-    h = hashlib.blake2b(memoryview(np.ascontiguousarray(q_and_target)).cast("B"), digest_size=16)
+    h = hashlib.blake2b(np.ascontiguousarray(q_and_target).data.cast("B"), digest_size=16)
     if row_weights is not None:
-        h.update(memoryview(np.ascontiguousarray(row_weights)).cast("B"))
+        h.update(np.ascontiguousarray(row_weights).data.cast("B"))
     return h.hexdigest()
 
 
