@@ -217,8 +217,11 @@ class DaskArrayStream(Stream):
         if stale:
             client.cancel(stale)
         self._pending = {k: f for k, f in self._pending.items() if k[0] == key and k[1] >= stop}
+        # blocks run in stream order: dask groups computations submitted within its fifo_timeout
+        # into one generation and would otherwise run speculative blocks before the one the
+        # driver waits for (higher priority runs first)
         if future is None:
-            future = client.compute(self._graph(part, q_and_target, row_weights, key))
+            future = client.compute(self._graph(part, q_and_target, row_weights, key), priority=-start)
         # score the next blocks (chunk-aligned, as the driver will ask for them) meanwhile
         lo = stop
         for _ in range(self.ahead):
@@ -227,7 +230,7 @@ class DaskArrayStream(Stream):
             hi = self._chunk_end(lo + max(len(block), 1))
             if (key, lo, hi) not in self._pending:
                 self._pending[(key, lo, hi)] = client.compute(
-                    self._graph(self.darr[:, lo:hi], q_and_target, row_weights, key))
+                    self._graph(self.darr[:, lo:hi], q_and_target, row_weights, key), priority=-lo)
             lo = hi
         return np.asarray(future.result())
 
