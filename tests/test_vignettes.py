@@ -6,8 +6,8 @@ renders them in full to HTML.  Here each one runs in a fresh interpreter with
 directory so that nothing it writes lands in the repository.  Vignettes on the papers' larger
 data sets load them with ``streamreg.datasets.load``; here the project's copy of the data
 (``../shared/data``) is their mirror (``STREAMREG_DATA_URL``), read into one cache for the
-session.  Without it (and without a mirror in the environment) a vignette that needs a
-fetched set is skipped, saying so.
+session; without it the environment's mirror or the user cache serve.  A vignette whose
+data set none of them has (and no network) is skipped, saying so.
 """
 from __future__ import annotations
 
@@ -29,9 +29,9 @@ def data_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     env: dict[str, str] = {}
     if "STREAMREG_DATA_URL" not in os.environ and SHARED.is_dir():
         env["STREAMREG_DATA_URL"] = str(SHARED)
-    if "STREAMREG_DATA" not in os.environ:
-        env["STREAMREG_DATA"] = str(tmp_path_factory.mktemp("streamreg-data"))
-    return env
+        if "STREAMREG_DATA" not in os.environ:  # read the mirror into a cache of this session
+            env["STREAMREG_DATA"] = str(tmp_path_factory.mktemp("streamreg-data"))
+    return env  # else the environment's settings, or the user cache
 
 
 def test_vignettes_found():
