@@ -9,10 +9,13 @@
     row chunks.  Time, the peak memory of each worker process (its RSS, sampled every 0.25 s)
     and of this driver; at n = 1,000,000 the same problem in memory with numpy, for the
     decisions and the time ratio.
+(p) The ceiling of (a) on this machine: the same generation and scoring of every chunk as a
+    bare dask pipeline (no search, no driver work), a few chunks in flight, against the
+    synchronous scheduler.
 (c) Overhead on data that fits in memory: ``select(y, X)`` with ``X`` a numpy array against
     ``select(y, da.from_array(X))`` (synchronous scheduler and the cluster).
 
-Usage:  python bench/bench_dask.py [--quick] [--m 4000000] [--chunk 50000] [--only a|b|c] [--rows 10000000]
+Usage:  python bench/bench_dask.py [--quick] [--m 4000000] [--chunk 50000] [--only a|p|b|c] [--rows 10000000]
 """
 from __future__ import annotations
 
@@ -64,6 +67,48 @@ def wide(m: int, chunk: int) -> pd.DataFrame:
     out = pd.DataFrame(rows)
     out["speed-up"] = out["seconds"].iloc[0] / out["seconds"]
     out["same decisions"] = [True, fit.selected_terms == ref.selected_terms]
+    return out
+
+
+def bare(m: int, chunk: int) -> pd.DataFrame:
+    """Score every chunk of the (a) stream against one fixed model: the pipeline without a search."""
+    from streamreg.streams.dask_array import chunk_scores
+
+    _, g = problem(m, chunk)
+    model = np.linalg.qr(np.random.default_rng(0).standard_normal((g.shape[0], 2)))[0]
+    n_chunks = len(g.chunks[1])
+    sliced = [g[:, i * chunk:(i + 1) * chunk] for i in range(n_chunks)]
+
+    def by_slices(i: int):
+        return sliced[i].map_blocks(chunk_scores, model, None, chunks=((3,), (chunk,)), dtype=float,
+                                    meta=np.empty((0, 0)))
+
+    pieces = g.to_delayed(optimize_graph=True)[0]
+
+    def by_delayed(i: int):
+        return dask.delayed(chunk_scores)(pieces[i], model, None)
+
+    def pipeline(client: Client, make, ahead: int) -> float:
+        pending: dict = {}
+        t = time.perf_counter()
+        for i in range(n_chunks):
+            for j in range(i, min(i + ahead + 1, n_chunks)):
+                if j not in pending:
+                    pending[j] = client.compute(make(j), priority=-j)
+            pending.pop(i).result()
+        return time.perf_counter() - t
+
+    with dask.config.set(scheduler="synchronous"):
+        sync, _ = timed(lambda: [by_slices(i).compute() for i in range(n_chunks)])
+    rows = [{"run": "synchronous scheduler", "in flight": 1, "seconds": sync}]
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=50) as cluster, Client(cluster) as client:
+        for name, make in (("slices of the array", by_slices), ("per-chunk delayed graphs", by_delayed)):
+            for ahead in (2, 4):
+                rows.append({"run": f"2 workers, {name}", "in flight": ahead + 1,
+                             "seconds": pipeline(client, make, ahead)})
+    out = pd.DataFrame(rows)
+    out["speed-up"] = sync / out["seconds"]
     return out
 
 
@@ -157,7 +202,7 @@ def main() -> None:
     ap.add_argument("--m", type=int, default=4_000_000)
     ap.add_argument("--chunk", type=int, default=50_000)
     ap.add_argument("--rows", type=int, default=10_000_000, help="n of the tall problem (b)")
-    ap.add_argument("--only", choices=["a", "b", "c"], help="run one part")
+    ap.add_argument("--only", choices=["a", "p", "b", "c"], help="run one part")
     args = ap.parse_args()
     m = 400_000 if args.quick else args.m
     n = 1_000_000 if args.quick else args.rows
@@ -165,6 +210,9 @@ def main() -> None:
     if args.only in (None, "a"):
         print(f"== (a) lazily generated stream, 100 x {m:,}, chunks of {args.chunk:,} columns ==")
         print(wide(m, args.chunk).to_string(index=False, float_format="%.3g"))
+    if args.only in (None, "p"):
+        print(f"\n== (p) the same chunks as a bare pipeline (no search), 100 x {m:,}, chunks of {args.chunk:,} ==")
+        print(bare(m, args.chunk).to_string(index=False, float_format="%.3g"))
     if args.only in (None, "b"):
         print(f"\n== (b) tall data, {n:,} x 200 generated on the workers, row chunks of 100,000 ==")
         print(tall(n).to_string(index=False, float_format="%.3g"))

@@ -150,7 +150,7 @@ class DaskArrayStream(Stream):
 
     n_candidates: int
 
-    def __init__(self, name: str, darr: Any, names: Sequence[str] | None = None, *, ahead: int = 2,
+    def __init__(self, name: str, darr: Any, names: Sequence[str] | None = None, *, ahead: int = 4,
                  rows: str = "auto"):
         super().__init__(name)
         if rows not in _ROWS:
@@ -183,6 +183,7 @@ class DaskArrayStream(Stream):
         self._bounds = np.concatenate(([0], np.cumsum(self.darr.chunks[1])))
         self._pending: dict[tuple[str, int, int], Any] = {}  # speculative scores in flight
         self._model: tuple[str, Any, Any] | None = None  # the current model, cut like the rows
+        self._parts: dict[tuple[int, int], Any] = {}  # blocks kept on the workers while scored ahead
 
     def _next_block(self, k: int) -> TermBlock | None:
         start = self.position
@@ -204,25 +205,32 @@ class DaskArrayStream(Stream):
         key = _model_key(q_and_target, row_weights)
         client = _client()
         start, stop = block.start, block.start + len(block)
-        # the first scoring may be a speculative one already under way; a block is kept on the
-        # workers only when it is scored again (after an acceptance inside it), not before:
-        # keeping it at once would generate or read its chunks twice
+        if client is None:
+            # without a client a block is kept (computed once) only when it is scored again,
+            # after an acceptance inside it
+            part = block.kept() if block.scored else block.darr
+            block.scored = True
+            return self._graph(part, q_and_target, row_weights, key).compute()
+        ahead_part = self._parts.pop((start, stop), None)
+        if ahead_part is not None and not block.scored:  # kept on the workers when scored ahead
+            block.darr, block._kept = ahead_part, True
         part = block.kept() if block.scored else block.darr
         block.scored = True
-        if client is None:
-            return self._graph(part, q_and_target, row_weights, key).compute()
         future = self._pending.pop((key, start, stop), None)
         # speculative scores against an older model, or of blocks already passed, are cancelled
         stale = [f for k, f in self._pending.items() if k[0] != key or k[1] < stop]
         if stale:
             client.cancel(stale)
         self._pending = {k: f for k, f in self._pending.items() if k[0] == key and k[1] >= stop}
+        self._parts = {k: v for k, v in self._parts.items() if k[0] >= stop}
         # blocks run in stream order: dask groups computations submitted within its fifo_timeout
         # into one generation and would otherwise run speculative blocks before the one the
         # driver waits for (higher priority runs first)
         if future is None:
             future = client.compute(self._graph(part, q_and_target, row_weights, key), priority=-start)
-        # score the next blocks (chunk-aligned, as the driver will ask for them) meanwhile
+        # score the next blocks (chunk-aligned, as the driver will ask for them) meanwhile; their
+        # values are kept on the workers, so that an acceptance in one of them (fetching the
+        # column, rescoring the rest) reads them instead of generating them again
         lo = stop
         for _ in range(self.ahead):
             if lo >= self.n_candidates:
@@ -230,9 +238,20 @@ class DaskArrayStream(Stream):
             hi = self._chunk_end(lo + max(len(block), 1))
             if (key, lo, hi) not in self._pending:
                 self._pending[(key, lo, hi)] = client.compute(
-                    self._graph(self.darr[:, lo:hi], q_and_target, row_weights, key), priority=-lo)
+                    self._graph(self._ahead_part(client, lo, hi), q_and_target, row_weights, key), priority=-lo)
             lo = hi
         return np.asarray(future.result())
+
+    def _ahead_part(self, client: Any, lo: int, hi: int) -> Any:
+        """Columns ``lo:hi`` for a speculative score: kept on the workers when small enough."""
+        part = self._parts.get((lo, hi))
+        if part is None:
+            part = self.darr[:, lo:hi]
+            if self.by_rows or part.nbytes > KEEP_BYTES:
+                return part
+            part = client.persist(part, priority=-lo)
+            self._parts[(lo, hi)] = part
+        return part
 
     def _graph(self, part: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None, key: str) -> Any:
         if self.by_rows:
