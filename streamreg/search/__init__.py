@@ -3,6 +3,7 @@
 Every way of searching is a :class:`~.method.SearchMethod` with one ``run(...)``;
 :func:`~.methods.resolve_method` builds it from ``method=``.
 """
+from .fsa_method import FSA
 from .history import HistoryRecorder, Status
 from .method import SearchMethod
 from .methods import resolve_method
@@ -12,4 +13,4 @@ from .stepwise import Stepwise, StepwiseResult
 from .streamwise import Streamwise, streamwise_search
 
 __all__ = ["HistoryRecorder", "SearchMethod", "SearchResult", "Status", "Streamwise", "streamwise_search"]
-__all__ += ["BPSFS", "Grafting", "PenalisedSearchResult", "Stepwise", "StepwiseResult", "resolve_method"]
+__all__ += ["BPSFS", "FSA", "Grafting", "PenalisedSearchResult", "Stepwise", "StepwiseResult", "resolve_method"]
