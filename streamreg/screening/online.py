@@ -12,7 +12,9 @@ labels appear unless ``classes`` is given.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,7 +28,7 @@ from .sketch import QuantileSketch
 __all__ = ["OnlineMomentScreener", "OnlineQuantileScreener"]
 
 
-class _OnlineBase:
+class _OnlineBase(ABC):
     """Input handling shared by the online screeners."""
 
     _methods: tuple[str, ...] = ()
@@ -80,9 +82,9 @@ class _OnlineBase:
                 "two classes - feed more data")
 
     @property
+    @abstractmethod
     def scores_(self) -> pd.Series:
         """Score of each feature so far (defined by each screener)."""
-        raise NotImplementedError
 
     @property
     def ranking_(self) -> pd.Series:
@@ -150,7 +152,7 @@ class OnlineMomentScreener(_OnlineBase):
             return np.ones(np.shape(steps)) if np.ndim(steps) else 1.0
         return self._alpha ** np.asarray(steps, dtype=np.float64)
 
-    def partial_fit(self, X: Any, y: Any) -> "OnlineMomentScreener":
+    def partial_fit(self, X: Any, y: Any) -> OnlineMomentScreener:
         """Add a chunk of rows (dense, DataFrame or sparse) and their labels."""
         M, codes = self._check_chunk(X, y)
         m, p = M.shape
@@ -258,7 +260,7 @@ class OnlineQuantileScreener(_OnlineBase):
         self.eps = float(eps)
         self.sketch_: QuantileSketch | None = None
 
-    def partial_fit(self, X: Any, y: Any) -> "OnlineQuantileScreener":
+    def partial_fit(self, X: Any, y: Any) -> OnlineQuantileScreener:
         """Add a chunk of rows (dense, DataFrame or sparse) and their labels."""
         M, codes = self._check_chunk(X, y)
         if self.sketch_ is None:

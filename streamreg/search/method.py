@@ -9,6 +9,7 @@ grafting and BP-SFS, which bring their own loop, are the others.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -86,7 +87,7 @@ class SearchMethod(Protocol):
         ...
 
 
-class OwnLoop:
+class OwnLoop(ABC):
     """Shared answers of the methods that bring their own loop (stepwise, grafting, BP-SFS).
 
     They are their own reported rule, keep a full history of their own, take no extra
@@ -112,8 +113,9 @@ class OwnLoop:
         """None: these methods spend no wealth."""
         return None
 
+    @abstractmethod
     def describe(self) -> str:
-        raise NotImplementedError
+        """The method and its parameters in words (the summary's "Selection method" line)."""
 
     def __repr__(self) -> str:
         return self.describe()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import time
+from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -110,8 +111,9 @@ class _OnlineL1Method(OwnLoop):
         self.basis, self.k_max, self.rbf_width, self.standardize = basis, k_max, rbf_width, standardize
         self.max_rejections, self.max_candidates = max_rejections, max_candidates
 
+    @abstractmethod
     def parameters(self) -> dict:
-        raise NotImplementedError
+        """The constructor's arguments (``spawn`` rebuilds the method from them)."""
 
     def spawn(self) -> Self:
         return type(self)(**self.parameters())
