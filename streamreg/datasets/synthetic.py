@@ -78,9 +78,13 @@ class SyntheticStream(Stream):
         return TermBlock(self.name, NameRange("x", start + 1, self.position + 1), CandidateBlock(vals))
 
     def __iter__(self) -> Iterator[tuple[str, np.ndarray]]:
-        for j in range(self.m):
-            b, off = divmod(j, _BLOCK)
-            yield f"x{j + 1}", self.column_block(b)[:, off]
+        # each column as its own contiguous array, as a hand-written generator yields them
+        # (a strided view into the block would make every consumer gather it element by element)
+        for b in range(-(-self.m // _BLOCK)):
+            rows = np.ascontiguousarray(_block(self.n, b, self.seed, self.m).T)
+            start = b * _BLOCK
+            for off, column in enumerate(rows):
+                yield f"x{start + off + 1}", column
 
 
 @dataclass

@@ -5,6 +5,7 @@ import contextlib
 import gc
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -92,12 +93,13 @@ class CandidateNames:
 
     def claim_all(self, labels: list[str], stream: str) -> None:
         """:meth:`claim` for many labels at once; set operations when nothing clashes."""
-        if (len(set(labels)) != len(labels) or self._ranges or not self.reserved.keys().isdisjoint(labels)
-                or not self._owner.keys().isdisjoint(labels)):
+        new = dict.fromkeys(labels, stream)
+        if (len(new) != len(labels) or self._ranges or not self.reserved.keys().isdisjoint(new.keys())
+                or not self._owner.keys().isdisjoint(new.keys())):
             for label in labels:  # one at a time, for the message that names the clash
                 self.claim(label, stream)
             return
-        self._owner.update(dict.fromkeys(labels, stream))
+        self._owner.update(new)
 
     def claim_range(self, names: NameRange, stream: str) -> None:
         """Take the generated names ``prefix0, prefix1, ...`` of an array stream."""
@@ -183,10 +185,11 @@ class IterableStream(Stream):
         """
         kinds = {type(it) for it in items}
         if kinds == {tuple}:
-            parts = list(zip(*items))
-            if len(parts) != 2 or len(parts[0]) != len(items) or {type(label) for label in parts[0]} != {str}:
+            if {len(it) for it in items} != {2}:
                 return None
-            labels, cols = list(parts[0]), list(parts[1])
+            labels, cols = list(map(itemgetter(0), items)), list(map(itemgetter(1), items))
+            if {type(label) for label in labels} != {str}:
+                return None
         elif kinds == {np.ndarray}:
             labels = [f"{self.name}_{self.count + i + 1}" for i in range(len(items))]
             cols = items
