@@ -11,10 +11,22 @@ import statsmodels.api as sm
 
 from .formula.checks import check_fixed_columns
 from .formula.dask_frame import build_dask_design, is_dask_frame, with_selected_columns
-from .formula.design import build_design, check_fixed, design_matrix, term_name
+from .formula.design import (
+    binomial_response,
+    build_design,
+    check_fixed,
+    design_matrix,
+    term_name,
+)
 from .formula.namespace import called_functions
 from .formula.terms import selected_rhs
-from .held_out import held_out, split_mask, split_rows
+from .held_out import (
+    held_out,
+    held_out_levels,
+    split_mask,
+    split_rows,
+    with_level_problems,
+)
 from .models import ComparableState, GaussianState, GLMState, is_ols, make_state
 from .models.base import ObservationWeights
 from .models.robust import NONROBUST, RobustCov
@@ -35,10 +47,10 @@ from .results import (
     fit_selected,
 )
 from .results.refit import RefitWarning
-from .streams.arrays import MatrixStream
-from .streams.base import AcceptedTerm, Stream
+from .row_labels import check_row_labels, observation_inputs
+from .streams.base import AcceptedTerm
 from .streams.inputs import as_streams, known_length
-from .streams.ordering import Order, candidate_order, order_uses_y
+from .streams.ordering import apply_order
 
 __all__ = ["RefitWarning", "select", "split_rows", "streamreg"]
 
@@ -190,6 +202,9 @@ def streamreg(
         roles["cov_kwds['groups']"] = opts.cov_groups
     for name, column in roles.items():
         check_weight_column(name, column, data)
+    if not on_dask:
+        check_row_labels({"data": data, **observation_inputs(offset, exposure, freq_weights, var_weights, cov_kwds)},
+                         entry="streamreg")
     n_rows = len(data)
     positions = np.arange(n_rows)  # the data rows used, by position (weights given as arrays follow them)
     held = None
@@ -220,8 +235,10 @@ def streamreg(
     train, y, validation = design.frame, design.y, None
     if column_of:  # a Dask DataFrame: the selected candidates' columns join the gathered ones
         train = with_selected_columns(design, search.accepted, column_of)
+    level_problems: list[str] = []
     if held is not None:
         train, y, validation, kept = held_out(held, design, len(design.frame))
+        level_problems = held_out_levels(design.frame, train, design.parsed.fixed, rhs, design.response_name)
         weights = observation_weights(opts.weights, n_rows, train, held_positions[kept])
         cov = cov_structure(opts, n_rows, train, held_positions[kept])
     model = SelectedModel(rhs=rhs, response_label=design.response_label, response_name=design.response_name,
@@ -230,7 +247,7 @@ def streamreg(
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 formula=formula, success_level=design.success_level, n_dropped=design.n_dropped,
                                 y_ordered=tuple(design.y_ordered or ()), validation=validation)
-    return fit_selected(model, selection)
+    return with_level_problems(fit_selected(model, selection), level_problems)
 
 
 def _make_state(y: np.ndarray, fixed: np.ndarray, family: Any, test: str | None,
@@ -271,6 +288,10 @@ def select(
     **method_options: Any,
 ) -> StreamRegResults:
     """Streamwise selection without a formula: arrays, DataFrames or generators.
+
+    Rows are paired by position; pandas inputs (``y``, ``fixed``, frames among the streams,
+    per-observation options) must carry the same row labels in the same order, or the call
+    is refused (as statsmodels refuses unaligned ``endog`` and ``exog``).
 
     Parameters
     ----------
@@ -328,7 +349,9 @@ def select(
                          offset=offset, exposure=exposure, freq_weights=freq_weights, var_weights=var_weights,
                          cov_type=cov_type, cov_kwds=cov_kwds, entry="select")
     fam, searcher = opts.family, opts.method
-    yname, yv = _response_vector(y, fam)
+    check_row_labels({"y": y, "fixed": fixed, "streams": streams,
+                      **observation_inputs(offset, exposure, freq_weights, var_weights, cov_kwds)})
+    yname, yv, success = _response_vector(y, fam)
     n = len(yv)
     weights = observation_weights(opts.weights, n)
     cov = cov_structure(opts, n)
@@ -344,7 +367,7 @@ def select(
     reserved = {str(c): "a fixed column" for c in frame.columns[1:]}
     reserved[yname] = "the response"
     stream_objs = as_streams(streams, n, reserved)
-    y_ordered = _apply_order(stream_objs, opts.order, yv, opts.seed)
+    y_ordered = apply_order(stream_objs, opts.order, yv, opts.seed)
     require_stopping_rule(opts, [s.name for s in stream_objs if not known_length(s)])
     fixed_values = fixed_x.to_numpy(dtype=float)
     state = _make_state(yv, fixed_values, fam, opts.test, weights, cov if opts.robust_tests else NONROBUST)
@@ -353,12 +376,13 @@ def select(
     model = SelectedModel(rhs=" + ".join([fixed_rhs] + names), response_label=term_name(yname),
                           response_name=yname, train=frame, y=yv, family=fam, weights=weights, cov=cov)
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
-                                y_ordered=tuple(y_ordered))
+                                y_ordered=tuple(y_ordered), success_level=success)
     return fit_selected(model, selection)
 
 
-def _response_vector(y: Any, family: Any) -> tuple[str, np.ndarray]:
-    """The response's name and its values as floats, refused when unusable.
+def _response_vector(y: Any, family: Any) -> tuple[str, np.ndarray, object | None]:
+    """The response's name, its values as floats and the success level of a two-level
+    binomial response given as text or categories (None otherwise), refused when unusable.
 
     Raises ValueError for a response that is not one-dimensional, numeric and finite, or
     that the family cannot model (see :func:`~streamreg.options.check_response`).
@@ -375,6 +399,15 @@ def _response_vector(y: Any, family: Any) -> tuple[str, np.ndarray]:
         raise ValueError(f"y must be one-dimensional, got shape {yv.shape}")
     if len(yv) == 0:
         raise ValueError("y is empty: it has no rows")
+    if isinstance(family, sm.families.Binomial) and yv.dtype.kind in "OUS":
+        # two levels as text or categories: coded as streamreg() codes them (R's glm: first level failure)
+        series = y.reset_index(drop=True) if isinstance(y, pd.Series) else pd.Series(list(yv), dtype=object)
+        missing = np.flatnonzero(series.isna().to_numpy())
+        if missing.size:
+            raise ValueError(f"y contains missing values ({missing.size}, the first at position {missing[0]}); "
+                             "drop those rows first")
+        coded, _, success = binomial_response(series, yname)
+        return yname, coded, success
     if yv.dtype.kind in "mMc":  # datetime, timedelta and complex would convert to float silently
         raise ValueError(f"y must be numeric (0/1 or boolean for family='binomial'), got dtype {yv.dtype}")
     try:
@@ -388,7 +421,7 @@ def _response_vector(y: Any, family: Any) -> tuple[str, np.ndarray]:
     if isinstance(family, sm.families.Binomial) and not np.isin(np.unique(yv), [0.0, 1.0]).all():
         raise ValueError("a binomial response must be 0/1 or boolean; recode it first")
     check_response(yv, family, yname)
-    return yname, yv
+    return yname, yv, None
 
 
 def _fixed_frame(fixed: Any, yname: str, yv: np.ndarray) -> pd.DataFrame:
@@ -464,21 +497,3 @@ def _add_selected(accepted: Sequence[AcceptedTerm], frame: pd.DataFrame, reserve
     if new_columns:
         frame = pd.concat([frame, pd.DataFrame(new_columns, index=frame.index)], axis=1)
     return frame, names
-
-
-def _apply_order(streams: list[Stream], order: Order, y: np.ndarray, seed: int | None) -> list[str]:
-    """Permute the columns of matrix streams; returns the streams ordered by y."""
-    if order is None or (isinstance(order, str) and order.lower() == "given"):
-        return []
-    uses_y = order_uses_y(order)
-    ordered = []
-    for s in streams:
-        if not isinstance(s, MatrixStream):  # ValueError as always: a wrong option value, not a wrong type
-            raise ValueError(  # noqa: TRY004
-                f"order= applies to array and DataFrame streams; stream {s.name!r} is a generator")
-        s.order = candidate_order(np.asarray(s.values, dtype=float), order, y=y if uses_y else None,
-                                  seed=seed, what=f"stream {s.name!r}")
-        if uses_y:
-            ordered.append(s.name)
-    return ordered
-

@@ -303,10 +303,27 @@ def _one_line(message: str) -> str:
     return lines[0] if lines else ""
 
 
+#: keyword arguments that messages of the Python API suggest, and the flags that set them here
+_KEYWORD_FLAG = re.compile(r"\b(family|method|test|cov_type)=(['\"])([^'\"\s]+)\2")
+
+
+def _as_flags(message: str) -> str:
+    """The message with the API's ``family='binomial'`` written as the flag ``--family binomial``.
+
+    Examples
+    --------
+    >>> _as_flags("for a two-level response use family='binomial'")
+    'for a two-level response use --family binomial'
+    >>> _as_flags("cov_type='HC1' does not apply to method='stepwise-bic'")
+    '--cov-type HC1 does not apply to --method stepwise-bic'
+    """
+    return _KEYWORD_FLAG.sub(lambda m: f"--{m.group(1).replace('_', '-')} {m.group(3)}", message)
+
+
 def _error_text(exc: BaseException) -> str:
     if isinstance(exc, KeyError):  # str(KeyError('x')) is just "'x'"
         return f"KeyError: {_one_line(str(exc))}"
-    return _one_line(str(exc)) or type(exc).__name__
+    return _as_flags(_one_line(str(exc))) or type(exc).__name__
 
 
 def _select(args: argparse.Namespace, data: pd.DataFrame, family: str | None) -> StreamRegResults:
@@ -348,7 +365,7 @@ def _run(args: argparse.Namespace) -> int:
             raise CLIError(_family_hint(str(exc), args.family, suggested, args.data)) from None
         smry = fit.summary()
     for w in caught:  # one line each, after a successful run only
-        print(f"streamreg: warning: {_one_line(str(w.message))}", file=sys.stderr)
+        print(f"streamreg: warning: {_as_flags(_one_line(str(w.message)))}", file=sys.stderr)
     _write_outputs(args, fit, smry)  # before printing: a closed pipe must not lose the files
     print(smry.as_text())
     print(f"\nSelected formula: {fit.selected_formula}")

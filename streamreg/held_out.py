@@ -1,11 +1,17 @@
 """Rows held out for an honest refit (``validate=``): the split and the held-out frame."""
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from .formula.checks import is_numeric, plain
 from .formula.design import Design, design_matrix
+from .results import StreamRegResults
+from .results.refit import RefitWarning
 
 
 def split_rows(data: pd.DataFrame, validate: ArrayLike, seed: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -54,3 +60,60 @@ def held_out(held: pd.DataFrame, design: Design, n_selection: int
         frame = design.derived.augment(frame)
     return frame, y, {"n_selection": n_selection, "n_validation": len(frame), "n_dropped": n_na}, \
         np.flatnonzero(~incomplete)
+
+
+def _mentions(rhs: str, column: str) -> bool:
+    """Whether the right-hand side refers to ``column`` by name (a whole word)."""
+    return re.search(rf"(?<![\w.]){re.escape(column)}(?!\w)", rhs) is not None
+
+
+def held_out_levels(selection: pd.DataFrame, refit: pd.DataFrame, fixed: str, rhs: str,
+                    response: str) -> list[str]:
+    """Problems of the held-out refit with the factors of the selected model.
+
+    The refit codes a factor with the levels present in its own rows, so a level missing
+    from the held-out rows silently changes the model: with a single level left a fixed
+    factor vanishes from the design (the intercept then is that level's mean, not the
+    baseline's), which is refused as it is without ``validate=``; fewer levels are
+    reported (returned, for the refit's warnings and the summary).
+
+    Parameters
+    ----------
+    selection, refit : DataFrame
+        The rows the terms were selected on and the held-out rows of the refit.
+    fixed, rhs : str
+        The fixed terms and the selected model's right-hand side (patsy syntax).
+    response : str
+        The response column (not a factor of the design).
+
+    Returns
+    -------
+    list of str
+    """
+    problems = []
+    for c in refit.columns:
+        if c == response or c not in selection.columns or not _mentions(rhs, c) or is_numeric(refit[c]):
+            continue
+        before = list(pd.unique(selection[c].dropna()))
+        present = set(refit[c].dropna().unique())
+        if len(present) < 2 and _mentions(fixed, c):
+            only = f" {plain(next(iter(present)))!r}" if present else ""
+            raise ValueError(f"fixed column {c!r} is a factor with a single level{only} in the held-out rows "
+                             "(validate=): the refit cannot estimate its effect there; split the rows so that "
+                             f"both sides have several levels of {c!r} (e.g. a mask stratified on it)")
+        gone = [lv for lv in before if lv not in present]
+        if gone:
+            problems.append(f"level(s) {', '.join(repr(plain(v)) for v in gone[:5])} of {c!r} do not occur in "
+                            "the held-out rows: the refit codes it with the levels present there, so its "
+                            "coefficients are not those of the model as selected")
+    return problems
+
+
+def with_level_problems(results: StreamRegResults, problems: list[str]) -> StreamRegResults:
+    """``results`` with :func:`held_out_levels`' problems among its refit warnings (raised once)."""
+    if problems:
+        results.refit_warnings.extend(problems)
+        # stacklevel 3: the user's call of streamreg()
+        warnings.warn("the held-out refit differs from the model as selected: " + "; ".join(problems)
+                      + " (see summary())", RefitWarning, stacklevel=3)
+    return results

@@ -142,3 +142,21 @@ class TestOutcomes:
             None if self._log_p is None else self._log_p[index],
             _screened=None if self._screened is None else self._screened[index],
         )
+
+
+def reported_statistic(statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
+    """The statistic as the history and selected tables show it.
+
+    Tests with a finite denominator df (least squares) report the F statistic, R's
+    ``add1(test = "F")`` "F value" (``t**2`` for a single column); chi-square tests report
+    the chi-square.  Internally every test carries the chi-square-type ``d * F``.
+
+    Examples
+    --------
+    >>> reported_statistic(np.array([6.0, 4.0]), np.array([3, 1]), np.array([40.0, np.inf]))
+    array([2., 4.])
+    """
+    statistic = np.asarray(statistic, dtype=float)
+    df = np.asarray(df, dtype=float)
+    f_type = np.isfinite(np.asarray(df_resid, dtype=float)) & (df > 0)
+    return np.where(f_type, statistic / np.where(f_type, df, 1.0), statistic)

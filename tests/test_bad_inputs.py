@@ -284,7 +284,8 @@ PREDICT = [
     ("predict-text-for-number", lambda c: c.fit.predict(c.df.assign(x1="a")), ValueError,
      "newdata column 'x1' is not numeric"),
     ("predict-array", lambda c: c.fit.predict(c.x), TypeError, "newdata must be a pandas DataFrame"),
-    ("predict-dict", lambda c: c.fit.predict({"x1": [1.0]}), TypeError, "newdata must be a pandas DataFrame"),
+    ("predict-dict-missing-column", lambda c: c.fit.predict({"x1": [1.0]}), ValueError,
+     r"newdata lacks the column\(s\) \['g'\]"),
     ("predict-select-missing-column", lambda c: c.sfit.predict(pd.DataFrame({"b": c.x[:, 1]})), ValueError,
      "newdata lacks the column"),
 ]
@@ -356,8 +357,9 @@ def test_streamreg_leaves_the_data_unchanged(ctx):
 
 def test_select_leaves_arrays_and_frames_unchanged(ctx):
     x, y = ctx.x.copy(), ctx.ys.copy()
-    cand = pd.DataFrame(ctx.x[:, 1:], columns=["b", "c", "d"], index=np.arange(N) + 100)
-    fixed = pd.DataFrame({"f": ctx.df["x4"].to_numpy()}, index=np.arange(N) + 7)
+    # pandas inputs must share the response's row labels (else select() refuses them)
+    cand = pd.DataFrame(ctx.x[:, 1:], columns=["b", "c", "d"], index=y.index)
+    fixed = pd.DataFrame({"f": ctx.df["x4"].to_numpy()}, index=y.index)
     saved = (x.copy(), y.copy(), cand.copy(deep=True), fixed.copy(deep=True))
     for method in ("alpha-investing", "stepwise-aic", "grafting", "bp-sfs"):
         sr.select(y, {"arr": x[:, :1], "frame": cand}, fixed=fixed, method=method)

@@ -70,7 +70,16 @@ def test_method_flags_equal_the_api(capsys, tmp_path, csv, argv, api):
     (["--freq-weights", "f", "--var-weights", "w"], {"freq_weights": "f", "var_weights": "w"}),
 ])
 def test_offset_and_weight_columns_equal_the_api(capsys, tmp_path, csv, argv, api):
-    run_like_api(capsys, tmp_path, csv, argv, **api)
+    # the weights column f is not a candidate (a stream naming it is refused)
+    run_like_api(capsys, tmp_path, csv, argv, formula="y ~ stream(a, b, c, d, e)", **api)
+
+
+def test_a_weights_column_named_as_a_candidate_is_refused(capsys, tmp_path, csv):
+    code = main(["y ~ stream(a, b, f)", "--data", str(csv), "--freq-weights", "f"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err.startswith("streamreg: stream(a, b, f): 'f' is taken (the response, a column of a fixed term, an "
+                          "offset or weights column, or a candidate of an earlier stream)")
 
 
 @pytest.mark.parametrize("argv, api", [

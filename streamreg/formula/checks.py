@@ -254,3 +254,41 @@ def no_complete_rows(used: pd.DataFrame) -> None:
     top = [f"{c} ({int(k)} missing)" for c, k in worst.items() if k][:5]
     raise ValueError(f"no row is complete in the columns used: every row has a missing value somewhere "
                      f"(most missing: {', '.join(top)}); drop or impute some columns first")
+
+
+def nonfinite_term_message(what: str, values: pd.DataFrame) -> str | None:
+    """Why a term whose values hold NaN or infinities cannot be used; None when all are finite.
+
+    The data's rows with missing values were already dropped, so such values come from the
+    term's own transformation (``np.log(x - 1)`` where ``x < 1``), which no row dropping
+    can anticipate.
+
+    Parameters
+    ----------
+    what : str
+        The term as the message names it, e.g. ``"the candidate term 'np.log(x - 1)'"``.
+    values : DataFrame
+        The term's columns on the rows used, labelled by the data's row labels.
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> values = pd.DataFrame({"np.log(x - 1)": [np.nan, 0.0, np.nan]}, index=[10, 11, 12])
+    >>> message = nonfinite_term_message("the candidate term 'np.log(x - 1)'", values)
+    >>> print(message.replace("; ", ";\\n"))
+    the candidate term 'np.log(x - 1)' has NaN or infinite values (e.g. from its transformation) in 2 rows, the first at row label 10;
+    compute it as a column of the data first, then drop or impute those rows
+    """
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(values.to_numpy(dtype=float)).all(axis=1)
+    n = int(bad.sum())
+    if n == 0:
+        return None
+    first = plain(values.index[int(np.argmax(bad))])
+    rows = "1 row" if n == 1 else f"{n} rows"
+    return (f"{what} has NaN or infinite values (e.g. from its transformation) in {rows}, the first at row label "
+            f"{first!r}; compute it as a column of the data first, then drop or impute those rows")

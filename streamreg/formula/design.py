@@ -80,7 +80,32 @@ class Design:
 
 
 
-def _binomial_response(series: pd.Series, name: str) -> tuple[np.ndarray, str, object]:
+def binomial_response(series: pd.Series, name: str) -> tuple[np.ndarray, str, object]:
+    """The 0/1 response of a binomial model, its formula expression and its success value.
+
+    Parameters
+    ----------
+    series : Series
+        The response on the rows used.
+    name : str
+        Its column name.
+
+    Returns
+    -------
+    y : ndarray
+        1.0 for a success, 0.0 for a failure.
+    label : str
+        The response as the refit's formula writes it (``I((y == 'yes') * 1)``).
+    success : object
+        True for booleans, 1 for 0/1 numbers, else the second level.
+
+    Notes
+    -----
+    As in R's ``glm`` (whose model frame drops unused factor levels), only the levels
+    observed in the rows used count: a categorical with unused categories is accepted
+    when two remain.  The first of them, in the categories' order (sorted values for
+    text), is failure.
+    """
     expr = term_name(name)
     present = series.unique()
     if len(present) == 1:  # one class: the fixed fit would "separate" it perfectly
@@ -97,10 +122,13 @@ def _binomial_response(series: pd.Series, name: str) -> tuple[np.ndarray, str, o
             f"a binomial response must be 0/1, boolean or have two levels; {name!r} has values "
             f"{uniq[:6].tolist()}{' ...' if len(uniq) > 6 else ''}. Recode it (e.g. y > threshold) first"
         )
-    levels = list(series.cat.categories) if isinstance(series.dtype, pd.CategoricalDtype) else sorted(series.unique())
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        levels = list(series.cat.remove_unused_categories().cat.categories)  # R's order, observed levels only
+    else:
+        levels = sorted(series.unique())
     if len(levels) != 2:
         raise ValueError(
-            f"a binomial response must have exactly two levels; {name!r} has {len(levels)}: "
+            f"a binomial response must have exactly two levels; {name!r} has {len(levels)} in the rows used: "
             f"{levels[:6]}{' ...' if len(levels) > 6 else ''}"
         )
     success = levels[1]  # as in R's glm: the first level is failure
@@ -241,7 +269,7 @@ def build_design(
 
     y_series = frame.iloc[:, resp_at]
     if binomial:
-        y, label, success = _binomial_response(y_series, resp_col)
+        y, label, success = binomial_response(y_series, resp_col)
     else:
         if not is_numeric(y_series):
             raise ValueError(

@@ -17,7 +17,7 @@ import pandas as pd
 import patsy
 
 from ..streams.generated import DerivedColumns
-from .checks import check_new_column_types
+from .checks import check_new_column_types, nonfinite_term_message
 from .names import variables
 from .namespace import eval_env
 from .parse import FormulaError, check_attributes
@@ -36,7 +36,9 @@ def evaluate_term(expression: str, frame: pd.DataFrame, functions: Functions | N
         dm = patsy.dmatrix("1 + " + expression, frame, return_type="dataframe", NA_action="raise",
                            eval_env=eval_env(functions))
     except patsy.PatsyError as exc:
-        raise FormulaError(f"patsy cannot build the candidate term {expression!r}: {exc}") from None
+        what = f"the candidate term {expression!r}"
+        raise FormulaError(_nonfinite(what, "1 + " + expression, frame, functions)
+                           or f"patsy cannot build {what}: {exc}") from None
     dm = dm.drop(columns="Intercept", errors="ignore")
     if dm.shape[1] == 0:
         raise FormulaError(f"the candidate term {expression!r} has no columns beside the intercept")
@@ -49,7 +51,18 @@ def fixed_matrix(rhs: str, frame: pd.DataFrame, functions: Functions | None = No
     try:
         return patsy.dmatrix(rhs, frame, return_type="dataframe", NA_action="raise", eval_env=eval_env(functions))
     except patsy.PatsyError as exc:
-        raise FormulaError(f"patsy cannot build the fixed terms {rhs!r}: {exc}") from None
+        what = f"the fixed terms {rhs!r}"
+        raise FormulaError(_nonfinite(what, rhs, frame, functions) or f"patsy cannot build {what}: {exc}") from None
+
+
+def _nonfinite(what: str, formula: str, frame: pd.DataFrame, functions: Functions | None) -> str | None:
+    """Why the terms cannot be used when their values hold NaN or infinities (None otherwise)."""
+    try:
+        values = patsy.dmatrix(formula, frame, return_type="dataframe", NA_action=patsy.NAAction(NA_types=[]),
+                               eval_env=eval_env(functions))
+    except patsy.PatsyError:
+        return None
+    return nonfinite_term_message(what, values)
 
 
 def check_fixed(fixed: pd.DataFrame, n: int) -> None:

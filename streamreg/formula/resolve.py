@@ -49,6 +49,7 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _Col
         j = _position(columns, colset, c)
         if j is not None:
             blocked[j] = True
+    in_model = blocked.copy()
     table = _NameTable(columns)
     for e in excl:
         blocked |= table.glob(e)
@@ -70,9 +71,14 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _Col
                 plain = False
             continue
         mask = table.glob(arg)
+        pattern = any(ch in arg for ch in "*?[")
         if not mask.any():
-            hint = "" if any(ch in arg for ch in "*?[") else " (no column has that name)"
+            hint = "" if pattern else " (no column has that name)"
             raise FormulaError(f"{spec.text}: {arg!r} matches no column of the data{hint}")
+        if not pattern and (mask & in_model).any():  # a glob skips such columns; a name asks for one
+            raise FormulaError(f"{spec.text}: {arg!r} is taken (the response, a column of a fixed term, an offset "
+                               "or weights column, or a candidate of an earlier stream), so it cannot be a "
+                               "candidate here; remove it from the stream")
         for t in seen_terms:
             j = _position(columns, colset, t)
             if j is not None:

@@ -21,6 +21,7 @@ import numpy as np
 import statsmodels.api as sm
 from statsmodels.tools.sm_exceptions import (
     ConvergenceWarning,
+    DomainWarning,
     PerfectSeparationError,
     PerfectSeparationWarning,
 )
@@ -77,6 +78,19 @@ def near_boundary(family: Any, y: np.ndarray, mu: np.ndarray) -> bool:
     return False
 
 
+def glm_model(y: np.ndarray, x: np.ndarray, family: Any, **options: Any) -> Any:
+    """``sm.GLM(y, x, family=family, **options)`` without statsmodels' ``DomainWarning``.
+
+    statsmodels warns on every model whose link is outside the family's domain (the Gamma
+    family's own inverse link, a Poisson with identity link, ...); the search builds one
+    model per fit, so the warning would come once per accepted or refitted candidate.  The
+    statsmodels refit of the selected terms still gives it, once per selection.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DomainWarning)
+        return sm.GLM(y, x, family=family, **options)
+
+
 def _irls(model: Any, start: np.ndarray | None, maxiter: int) -> tuple[Any, bool]:
     """One statsmodels IRLS run; (result or None, whether a warning or error said trouble)."""
     with warnings.catch_warnings(record=True) as caught, np.errstate(over="ignore", divide="ignore",
@@ -111,7 +125,7 @@ def fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None 
     extra: dict[str, Any] = {} if weights is None else weights.glm_options()
     if offset is not None:
         extra["offset"] = offset if "offset" not in extra else extra["offset"] + offset
-    model = sm.GLM(y, x, family=family, **extra)
+    model = glm_model(y, x, family, **extra)
     result, trouble = _irls(model, start, _FIT_MAXITER)
     if start is not None and (trouble or _lost_ground(model, start, result)):
         cold, cold_trouble = _irls(model, None, _FIT_MAXITER)

@@ -1,13 +1,14 @@
 """Fixed-penalty rules (paper 000, Table 2; statistics.md section 5).
 
 A candidate of ``d`` columns enters iff twice its log-likelihood gain beats ``d`` times a
-fixed penalty ``F``: ``llr > F * d``.  AIC uses ``F = 2``, BIC ``F = log n`` and RIC (the
-risk inflation criterion of Foster and George 1994) ``F = 2 log m`` for ``m`` candidates.
+fixed penalty ``k`` (R's name, as in ``step(k=)``; not an F statistic): ``llr > k * d``.
+AIC uses ``k = 2``, BIC ``k = log n`` and RIC (the risk inflation criterion of Foster and
+George 1994) ``k = 2 log m`` for ``m`` candidates.
 These are thresholds, not wealth rules: nothing is spent or earned, so ``wealth`` is
 ``nan`` and the decision at one test does not depend on the others.
 
 The level reported for each test is the nominal chi-square level of the threshold,
-``P(chi2_d > F d)``, i.e. the p-value a candidate would need under the large-sample
+``P(chi2_d > k d)``, i.e. the p-value a candidate would need under the large-sample
 likelihood-ratio test; the decision itself uses ``llr`` only.
 """
 from __future__ import annotations
@@ -29,7 +30,7 @@ class FixedPenalty(Policy):
     Parameters
     ----------
     penalty : float
-        The price ``F`` of one coefficient, in units of twice the log-likelihood; must be
+        The price ``k`` of one coefficient, in units of twice the log-likelihood; must be
         non-negative.
 
     Examples
@@ -47,15 +48,15 @@ class FixedPenalty(Policy):
         self.penalty = float(penalty)
 
     def _penalty(self) -> float:
-        """``F`` for this search (may depend on ``n_obs`` or ``n_candidates``)."""
+        """``k`` for this search (may depend on ``n_obs`` or ``n_candidates``)."""
         return self.penalty
 
     def _reset(self) -> None:
-        self._F = self._penalty()
+        self._F = self._penalty()  # k; the attribute keeps its name for pickled results
 
     @property
     def threshold(self) -> float:
-        """The penalty ``F`` per column in force (after :meth:`start`)."""
+        """The penalty ``k`` per column in force (after :meth:`start`)."""
         return self._F
 
     def plan(self, outcomes: TestOutcomes) -> Plan:
@@ -82,7 +83,7 @@ class FixedPenalty(Policy):
 
 
 class AIC(FixedPenalty):
-    """Akaike's criterion, ``F = 2``: accept iff ``llr > 2 d``.
+    """Akaike's criterion, ``k = 2``: accept iff ``llr > 2 d``.
 
     Examples
     --------
@@ -101,13 +102,13 @@ class AIC(FixedPenalty):
 
     def guarantee(self) -> str:
         return (
-            "AIC (F = 2) controls no error rate: it targets out-of-sample prediction error and "
+            "AIC (k = 2) controls no error rate: it targets out-of-sample prediction error and "
             "admits a null term with probability about P(chi2_1 > 2) = 0.157 per test."
         )
 
 
 class BIC(FixedPenalty):
-    """Schwarz's criterion, ``F = log n`` with ``n`` the observations given to :meth:`start`.
+    """Schwarz's criterion, ``k = log n`` with ``n`` the observations given to :meth:`start`.
 
     Examples
     --------
@@ -132,14 +133,14 @@ class BIC(FixedPenalty):
 
     def guarantee(self) -> str:
         return (
-            "BIC (F = log n) controls no error rate: it aims at consistent selection of a "
+            "BIC (k = log n) controls no error rate: it aims at consistent selection of a "
             "fixed true model as n grows, with a per-test null admission rate that falls "
             "like 1/sqrt(n log n)."
         )
 
 
 class RIC(FixedPenalty):
-    """Risk inflation criterion (Foster and George 1994), ``F = 2 log m``.
+    """Risk inflation criterion (Foster and George 1994), ``k = 2 log m``.
 
     Parameters
     ----------
@@ -185,7 +186,7 @@ class RIC(FixedPenalty):
     def guarantee(self) -> str:
         m = self._m()
         text = (
-            "RIC (F = 2 log m) controls no error rate exactly: it bounds the risk inflation "
+            "RIC (k = 2 log m) controls no error rate exactly: it bounds the risk inflation "
             "and acts like a Bonferroni test, admitting any of m independent null terms with "
             "probability about m P(chi2_1 > 2 log m)"
         )

@@ -20,9 +20,12 @@ _STYLE = {
 
 
 def _axes(ax: Any) -> Any:
+    """``ax``, or the Axes of a new figure (as statsmodels draws): never over an earlier plot."""
+    if ax is not None:
+        return ax
     import matplotlib.pyplot as plt
 
-    return ax if ax is not None else plt.gca()
+    return plt.figure().add_subplot()
 
 
 def _full_history(res: Any, what: str) -> pd.DataFrame:

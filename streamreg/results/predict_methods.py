@@ -1,13 +1,21 @@
 """The prediction methods of :class:`~streamreg.results.StreamRegResults` (computed by
-:mod:`.prediction` and :mod:`.broom`)."""
+:mod:`.prediction` and :mod:`.broom`).
+
+Each takes new data as a DataFrame or a mapping ``{column: values}`` (a new DataFrame is
+built from it: the caller's object is never modified).
+"""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 
 from ..formula.design import design_matrix
 from . import broom, prediction
+
+#: what the methods take as new data
+NewData = pd.DataFrame | Mapping[str, Any]
 
 
 def _res(obj: object) -> Any:
@@ -18,12 +26,12 @@ def _res(obj: object) -> Any:
 class ResultPredictions:
     """``design``, ``predict``, ``get_prediction``, ``model_frame`` and ``augment``."""
 
-    def design(self, newdata: pd.DataFrame) -> pd.DataFrame:
+    def design(self, newdata: NewData) -> pd.DataFrame:
         """The refit's design matrix coded on ``newdata`` (training factor levels).
 
-        ``newdata`` needs the columns the selected terms use (and the source columns of
-        generated components); a missing value in them is an error here (:meth:`predict`
-        gives NaN for such rows instead).
+        ``newdata`` (a DataFrame or a dict of columns) needs the columns the selected terms
+        use (and the source columns of generated components); a missing value in them is an
+        error here (:meth:`predict` gives NaN for such rows instead).
 
         Examples
         --------
@@ -35,28 +43,42 @@ class ResultPredictions:
         0        1.0  0.5
         1        1.0  2.0
         """
-        prediction.check_newdata(_res(self), newdata)
-        return self._design(newdata)
+        frame = prediction.as_frame(_res(self), newdata)
+        prediction.check_newdata(_res(self), frame)
+        return self._design(frame)
 
     def _design(self, newdata: pd.DataFrame) -> pd.DataFrame:
         # _functions is missing from results pickled before functions= reached every term
         res = _res(self)
         return design_matrix(res._rhs, res._train, newdata, res._derived, getattr(res, "_functions", None))
 
-    def predict(self, newdata: pd.DataFrame | None = None, *, linear: bool = False, offset: Any = None,
-                exposure: Any = None) -> pd.Series:
+    def predict(self, newdata: NewData | None = None, *, which: str | None = None, linear: bool | None = None,
+                offset: Any = None, exposure: Any = None) -> pd.Series:
         """Predicted mean (or linear predictor) for ``newdata``; the training rows if None.
 
-        Rows of ``newdata`` with a missing value in a column the model uses are predicted as
-        NaN, as statsmodels' ``predict`` does; the others as usual.
+        Parameters
+        ----------
+        newdata : DataFrame or dict, optional
+            The columns the model uses, as a DataFrame or a dict ``{column: values}`` (a
+            new DataFrame is built from it).  Rows with a missing value in one of them are
+            predicted as NaN, as statsmodels' ``predict`` does; the others as usual.
+        which : {"mean", "linear"}, optional
+            The scale, as in statsmodels' ``GLMResults.predict``; the mean by default.
+        linear : bool, optional
+            ``True`` is ``which="linear"`` (give one of them, or both agreeing).
+        offset, exposure : array, number or str, optional
+            One value per row, a number, or a column name of ``newdata``; they enter the
+            linear predictor as in statsmodels' ``GLMResults.predict(exog, offset=,
+            exposure=)``.  When not given, the model's own are used on its rows, and on new
+            data the column the option was fitted with (statsmodels' defaults, offset 0 and
+            exposure 1, when it was fitted with an array).  Only for GLM refits
+            (non-Gaussian families, or least squares fitted with an offset or frequency
+            weights).
 
-        ``offset`` and ``exposure`` (an array with one value per row, a number, or a column
-        name of ``newdata``) enter the linear predictor as in statsmodels'
-        ``GLMResults.predict(exog, offset=, exposure=)``.  When not given, the model's own are
-        used on its rows, and on new data the column the option was fitted with (statsmodels'
-        defaults, offset 0 and exposure 1, when it was fitted with an array).  Only for GLM
-        refits (non-Gaussian families, or least squares fitted with an offset or frequency
-        weights).
+        Returns
+        -------
+        Series
+            Named ``prediction``, labelled by the rows of ``newdata``.
 
         Examples
         --------
@@ -66,20 +88,25 @@ class ResultPredictions:
         >>> new = pd.DataFrame({"x2": [0.0, np.nan, 1.0]})
         >>> fit.predict(new).round(3).tolist()
         [0.056, nan, 1.073]
+        >>> fit.predict({"x2": [0.0, 1.0]}, which="linear").round(3).tolist()
+        [0.056, 1.073]
         """
-        return prediction.predict_values(_res(self), newdata, linear=linear, offset=offset, exposure=exposure)
+        res = _res(self)
+        return prediction.predict_values(res, prediction.as_newdata(res, newdata),
+                                          linear=prediction.linear_scale(linear, which), offset=offset,
+                                          exposure=exposure)
 
-    def get_prediction(self, newdata: pd.DataFrame | None = None, *, linear: bool = False, offset: Any = None,
-                       exposure: Any = None) -> Any:
+    def get_prediction(self, newdata: NewData | None = None, *, which: str | None = None,
+                       linear: bool | None = None, offset: Any = None, exposure: Any = None) -> Any:
         """statsmodels' prediction results on ``newdata`` (the refit's rows if None).
 
         Delegates to the refit's ``get_prediction`` on the design of ``newdata``: standard
         errors and intervals of the mean (``summary_frame(alpha=)``; least squares also gives
         prediction intervals for new observations, ``obs_ci_lower``/``obs_ci_upper``).  For a
         GLM the mean's interval is computed on the link scale and transformed;
-        ``linear=True`` predicts the linear predictor.  Rows labelled by the index of
-        ``newdata``; rows with missing values are NaN.  The intervals ignore the selection.
-        ``offset`` and ``exposure`` as in :meth:`predict`.
+        ``which="linear"`` (or ``linear=True``) predicts the linear predictor.  Rows labelled
+        by the index of ``newdata``; rows with missing values are NaN.  The intervals ignore
+        the selection.  ``newdata``, ``offset`` and ``exposure`` as in :meth:`predict`.
 
         Examples
         --------
@@ -90,9 +117,12 @@ class ResultPredictions:
         >>> list(frame.columns)
         ['mean', 'mean_se', 'mean_ci_lower', 'mean_ci_upper', 'obs_ci_lower', 'obs_ci_upper']
         """
-        return prediction.get_prediction(_res(self), newdata, linear=linear, offset=offset, exposure=exposure)
+        res = _res(self)
+        return prediction.get_prediction(res, prediction.as_newdata(res, newdata),
+                                         linear=prediction.linear_scale(linear, which), offset=offset,
+                                         exposure=exposure)
 
-    def model_frame(self, newdata: pd.DataFrame | None = None) -> pd.DataFrame:
+    def model_frame(self, newdata: NewData | None = None) -> pd.DataFrame:
         """The data the refit sees (R's ``model.frame``): response and columns the terms use.
 
         Generated columns (``pca()`` components) are included, so
@@ -116,9 +146,9 @@ class ResultPredictions:
         >>> bool(np.allclose(ref.params, fit.params, rtol=1e-12))
         True
         """
-        return prediction.model_frame(_res(self), newdata)
+        return prediction.model_frame(_res(self), prediction.as_newdata(_res(self), newdata))
 
-    def augment(self, newdata: pd.DataFrame | None = None, *, type_predict: str = "link",
+    def augment(self, newdata: NewData | None = None, *, type_predict: str = "link",
                 type_residuals: str = "deviance", se_fit: bool = False) -> pd.DataFrame:
         """broom's ``augment``: the model frame (or ``newdata``) with fitted values and diagnostics.
 
@@ -141,5 +171,5 @@ class ResultPredictions:
         >>> fit.augment(pd.DataFrame({"x2": [0.0]}), type_predict="response")[".fitted"].round(3).tolist()
         [0.518]
         """
-        return broom.augment_frame(_res(self), newdata, type_predict=type_predict, type_residuals=type_residuals,
-                                   se_fit=se_fit)
+        return broom.augment_frame(_res(self), prediction.as_newdata(_res(self), newdata), type_predict=type_predict,
+                                   type_residuals=type_residuals, se_fit=se_fit)

@@ -13,9 +13,12 @@ on the refit's rows the model's own; on new data the values in the column it was
 (``offset="col"``: a column the new data must have, as R's ``predict`` reads it), and
 statsmodels' default (offset 0, exposure 1) when it was given as an array.
 ``predict(offset=, exposure=)`` overrides either, as statsmodels' ``GLMResults.predict`` takes them.
+
+New data is a DataFrame, or a mapping of column names to values (:func:`as_newdata`).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -103,10 +106,133 @@ def required_columns(res: StreamRegResults) -> list[str]:
     return [c for c in res._train.columns if c in need]
 
 
+#: the scales of ``predict(which=)``, statsmodels' names
+WHICH = ("mean", "linear")
+#: columns named in full by the message refusing new data of the wrong type
+_LISTED = 10
+
+
+def _not_a_frame(res: StreamRegResults, newdata: object) -> str:
+    """Why ``newdata`` is refused, naming the columns it needs (an array has no names to match)."""
+    need = required_columns(res)
+    if not need:
+        wanted = "a dict (the model uses no data column)"
+    else:
+        shown = ", ".join(need[:_LISTED])
+        more = f", ... ({len(need)} columns)" if len(need) > _LISTED else ""
+        wanted = f"a dict with the model's columns: {shown}{more}"
+    return f"newdata must be a pandas DataFrame or {wanted}; got {type(newdata).__name__}"
+
+
+def _mapping_frame(data: Mapping[Any, Any]) -> pd.DataFrame:
+    """A new DataFrame from ``{column: values}``; scalars are repeated, as pandas does."""
+    lengths: dict[Any, int] = {}
+    for key, value in data.items():
+        if isinstance(value, (str, bytes)):
+            continue
+        try:
+            ndim = np.ndim(value)
+        except ValueError:  # ragged nested lists
+            ndim = -1
+        if ndim == 0:
+            continue
+        if ndim != 1:
+            raise ValueError(f"newdata[{key!r}] must be one-dimensional (one value per row), "
+                             f"got {type(value).__name__} of {'ragged' if ndim < 0 else f'{ndim}-D'} shape")
+        lengths[key] = len(value)
+    if len(set(lengths.values())) > 1:
+        sizes = ", ".join(f"{key!r} has {n}" for key, n in lengths.items())
+        raise ValueError(f"the columns of newdata must have the same number of values: {sizes}")
+    n = next(iter(lengths.values()), 1)  # only scalars: one row
+    series = [v for v in data.values() if isinstance(v, pd.Series)]
+    # Series keep their row labels when they agree on them; otherwise values count by position
+    index = series[0].index if series and all(s.index.equals(series[0].index) for s in series) else pd.RangeIndex(n)
+    columns = {k: v.set_axis(index) if isinstance(v, pd.Series) else v for k, v in data.items()}
+    return pd.DataFrame(columns, index=index)  # copies: the caller's arrays are never written
+
+
+def as_newdata(res: StreamRegResults, newdata: object) -> pd.DataFrame | None:
+    """``newdata`` as a DataFrame: a mapping of column names to values becomes a new one.
+
+    Parameters
+    ----------
+    res : StreamRegResults
+    newdata : DataFrame, Mapping or None
+        A ``dict`` (any mapping) ``{column: array-like or scalar}``, as R's ``predict``
+        takes a ``list``; scalars are repeated on every row.  None and DataFrames are
+        returned as they are.
+
+    Returns
+    -------
+    DataFrame or None
+
+    Raises
+    ------
+    TypeError
+        For anything else, naming the columns the model needs.
+    ValueError
+        For a mapping whose values are not one-dimensional or differ in length.
+
+    Examples
+    --------
+    >>> import streamreg as sr
+    >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+    >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
+    >>> as_newdata(fit, {"x2": [0.5, 2.0]})
+        x2
+    0  0.5
+    1  2.0
+    """
+    return None if newdata is None else as_frame(res, newdata)
+
+
+def as_frame(res: StreamRegResults, newdata: object) -> pd.DataFrame:
+    """:func:`as_newdata` for methods that need new data (None is refused too)."""
+    if isinstance(newdata, pd.DataFrame):
+        return newdata
+    if isinstance(newdata, Mapping):
+        return _mapping_frame(newdata)
+    raise TypeError(_not_a_frame(res, newdata))
+
+
+def linear_scale(linear: object = None, which: object = None) -> bool:
+    """Whether ``predict`` gives the linear predictor, from ``linear=`` or statsmodels' ``which=``.
+
+    Parameters
+    ----------
+    linear : bool, optional
+        streamreg's keyword; False (the mean) when neither is given.
+    which : {"mean", "linear"}, optional
+        statsmodels' ``GLMResults.predict`` keyword.
+
+    Raises
+    ------
+    TypeError
+        When ``linear`` is not a boolean.
+    ValueError
+        For another ``which``, or ``linear`` and ``which`` asking for different scales.
+
+    Examples
+    --------
+    >>> linear_scale(which="linear"), linear_scale(linear=True, which="linear"), linear_scale()
+    (True, True, False)
+    """
+    if linear is not None and not isinstance(linear, (bool, np.bool_)):
+        raise TypeError(f"linear must be True or False, got {linear!r}")
+    if which is None:
+        return bool(linear)
+    if not isinstance(which, str) or which not in WHICH:
+        raise ValueError(f"which must be 'mean' or 'linear' (statsmodels' names), got {which!r}")
+    wanted = which == "linear"
+    if linear is not None and bool(linear) != wanted:
+        raise ValueError(f"linear={bool(linear)} and which={which!r} ask for different scales; pass only one of them")
+    return wanted
+
+
 def check_newdata(res: StreamRegResults, newdata: object) -> None:
     """Refuse new data that is not a DataFrame or lacks a column the model needs."""
     if not isinstance(newdata, pd.DataFrame):
-        raise TypeError("newdata must be a pandas DataFrame with the model's columns")
+        raise TypeError(_not_a_frame(res, newdata))
     missing = [c for c in required_columns(res) if c not in newdata.columns]
     if missing:
         raise ValueError(f"newdata lacks the column(s) {missing} used by the selected model")

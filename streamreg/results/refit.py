@@ -199,6 +199,7 @@ def refit_problems(caught: list[warnings.WarningMessage], shape: tuple[int, int]
     if (suspect or names & {"PerfectSeparationWarning", "ConvergenceWarning"}) and separated():
         out.append("the response is separated by the selected terms (exact LP test): the maximum-likelihood "
                    "estimates do not exist and the coefficients, standard errors and p-values are not meaningful")
+    passed: set[tuple[type[Warning], str]] = set()
     for w in caught:
         name = type(w.message).__name__ if isinstance(w.message, Warning) else w.category.__name__
         if name == "PerfectSeparationWarning":
@@ -211,7 +212,10 @@ def refit_problems(caught: list[warnings.WarningMessage], shape: tuple[int, int]
                 continue  # non-convergence is the separation, already said
             text = "the refit did not converge"
         else:
-            warnings.warn(w.message, w.category, stacklevel=4)  # not ours to interpret: pass it on
+            key = (w.category, str(w.message))
+            if key not in passed:  # a rescaled design builds two models: pass each warning on once
+                passed.add(key)
+                warnings.warn(w.message, w.category, stacklevel=4)  # not ours to interpret
             continue
         if text not in out:
             out.append(text)

@@ -114,6 +114,9 @@ class StreamRegResults(ResultPredictions, ResultPlots):
     def history(self) -> pd.DataFrame:
         """One row per candidate examined (built on first access for long streams).
 
+        ``statistic`` is the test's: the F statistic of a least-squares test (R's
+        ``add1(test = "F")``; ``t**2`` for one column), the chi-square of a score,
+        likelihood-ratio or robust Wald test, ``2 delta loglik`` for stepwise methods.
         With ``history="none"`` only the accepted and refused candidates' rows, with all
         their columns (identical to the same rows of the full history).
         """

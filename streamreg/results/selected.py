@@ -26,7 +26,7 @@ from .results import StreamRegResults
 
 #: the model states' tests, as the summary names them
 _TEST_TEXT = {
-    "t": "partial t (F for multi-column terms)",
+    "t": "partial F (t^2 for a single column)",
     "paper": "paper 000 code: p = exp(-dRSS / (2 RSS0 / n))",
     "score": "score (Rao) chi-square",
     "lr": "likelihood ratio chi-square",

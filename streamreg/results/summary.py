@@ -76,6 +76,11 @@ def notes(res: StreamRegResults) -> list[str]:
             "Coefficient p-values below come from refitting the selected terms on the same data; "
             "they ignore the selection and are not valid post-selection p-values."
         )
+    if hasattr(res.fit, "rsquared") and abs(float(res.fit.aic) - res.aic) > 1e-9 * max(1.0, abs(res.aic)):
+        # the header is statsmodels' OLS table; the results' own aic/bic are R's
+        lines.append(f"AIC and BIC above are statsmodels' (the error variance is not counted as a parameter); "
+                     f"R's AIC() and BIC(), as fit.aic, fit.bic and glance() report them: {res.aic:.6g} and "
+                     f"{res.bic:.6g}.")
     for problem in getattr(res, "refit_warnings", []):
         lines.append(f"WARNING: {problem[0].upper()}{problem[1:]}.")
     return lines

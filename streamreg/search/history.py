@@ -30,6 +30,7 @@ from ..models.base import (
     SKIP_REASONS,
 )
 from ..options import HISTORY_MODES, check_choice
+from ..outcomes import reported_statistic
 
 
 class Status(IntEnum):
@@ -206,7 +207,7 @@ class HistoryRecorder:
                 "stream": stream,
                 "stream_test": _int_or_na(c["stream_test"], c["stream_test"] >= 0),
                 "term": np.concatenate([np.asarray(list(n), dtype=object) for n in self._names]),
-                "statistic": c["statistic"],
+                "statistic": reported_statistic(c["statistic"], c["df"], c["df_resid"]),
                 "df": c["df"].astype(int),
                 "pvalue": pvalue,
                 "log_p": c["log_p"],

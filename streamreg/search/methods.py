@@ -4,9 +4,9 @@ Policies (alpha-investing, LORD++, streamwise AIC/BIC/RIC, ...) run in the strea
 driver (:class:`~.streamwise.Streamwise`); the methods here bring their own loop:
 
 =======================  =================================================================
-``"stepwise-aic"``       forward stepwise, ``F = 2`` (options: ``direction="both"``, ...)
-``"stepwise-bic"``       forward stepwise, ``F = log n``
-``"stepwise-ric"``       forward stepwise, ``F = 2 log m`` (option ``m=``)
+``"stepwise-aic"``       forward stepwise, ``k = 2`` (options: ``direction="both"``, ...)
+``"stepwise-bic"``       forward stepwise, ``k = log n``
+``"stepwise-ric"``       forward stepwise, ``k = 2 log m`` (option ``m=``)
 ``"stepwise"``           forward stepwise, option ``penalty=`` (default ``"aic"``)
 ``"grafting"``           paper 004 (options ``lam=``, ``cv=``, ``basis="rbf"``, ...)
 ``"bp-sfs"``             paper 003 (options ``c=``, ``lambda0=``, ...)

@@ -3,10 +3,11 @@
 Forward stepwise (as R's ``step(direction="forward")``): at every step *all* remaining
 candidates are scored against the current model with one block operation of the model
 state (``score_block``: one projection ``B - Q (Q'B)`` for least squares), the one with the
-largest penalised gain ``2 delta loglik - F d`` enters if that gain is positive (``d`` the
-term's degrees of freedom, its rank given the model), and the search stops when no
+largest penalised gain ``2 delta loglik - k d`` enters if that gain is positive (``k`` the
+penalty per degree of freedom, R's ``step(k=)``; ``d`` the term's degrees of freedom, its
+rank given the model), and the search stops when no
 candidate passes.  ``direction="both"`` also considers dropping each selected term (gain
-``F d - 2 delta loglik`` of the removal) and makes the better of the best addition and the
+``k d - 2 delta loglik`` of the removal) and makes the better of the best addition and the
 best removal, as ``step()`` does; each move strictly lowers the criterion, so it ends.
 Fixed terms (the ``lower`` scope of ``step()``) are never dropped.
 
@@ -15,7 +16,7 @@ The comparison is always on the exact ``2 delta loglik``:
 * least squares: ``n log(RSS0 / RSS1)`` straight from the block scores;
 * GLMs with ``test="lr"``: the state refits every candidate (exact for all);
 * GLMs with ``test="score"`` (default): the block's score statistics rank the candidates,
-  the ``exact_top`` best by ``score - F d`` are refitted and the decision uses their exact
+  the ``exact_top`` best by ``score - k d`` are refitted and the decision uses their exact
   gain.  ``exact_top=None`` refits every candidate, i.e. exactly R's ``step()``; a finite
   value can miss a candidate whose score badly under-states its likelihood gain.
 
@@ -109,7 +110,7 @@ class Stepwise(OwnLoop):
     Parameters
     ----------
     penalty : {"aic", "bic", "ric"}, float or FixedPenalty
-        ``F`` per degree of freedom: 2, ``log n`` or ``2 log m``.
+        The penalty ``k`` per degree of freedom (R's ``step(k=)``): 2, ``log n`` or ``2 log m``.
     direction : {"forward", "both"}
         ``"both"`` also drops selected terms when that lowers the criterion (R's ``step``).
     m : int, optional
@@ -158,14 +159,16 @@ class Stepwise(OwnLoop):
 
     def describe(self) -> str:
         args = f"direction={self.direction!r}"
-        return f"stepwise {self.policy.describe()} F={self._F_text()}, {args}"
+        return f"stepwise {self.policy.describe()} k = {self._k_text()}, {args}"
 
-    def _F_text(self) -> str:
-        f = getattr(self.policy, "_F", None)
-        return "?" if f is None else f"{f:.4g}"
+    def _k_text(self) -> str:
+        """The penalty per degree of freedom in force, "?" before the search."""
+        k = getattr(self.policy, "_F", None)
+        return "?" if k is None else f"{k:.4g}"
 
     def guarantee(self) -> str:
-        return (f"Stepwise selection with a fixed penalty (F = {self._F_text()} per df): fixed penalties control "
+        return (f"Stepwise selection with a fixed penalty of k = {self._k_text()} per degree of freedom (R's "
+                "step(k = ...)): fixed penalties control "
                 "no error rate. Each step adds the best of all remaining candidates, so the entering "
                 "statistic is a maximum over many tests and its nominal level is no false-selection "
                 "probability.")
@@ -259,7 +262,7 @@ class Stepwise(OwnLoop):
             history=run.history.frame(), accepted=accepted, selected=selected, policies={},
             stream_names=[s.name for s in streams], n_tests=run.n_tests, stopped_by=stopped, elapsed=elapsed,
             per_stream=per_stream, penalty=self.policy.threshold, direction=self.direction,
-            test_description=f"penalised likelihood, 2 delta loglik > F d; {test}", steps=steps)
+            test_description=f"penalised likelihood, 2 delta loglik > k d; {test}", steps=steps)
 
 
 class _Candidates:
@@ -330,9 +333,9 @@ def _skipped(m: int, widths: np.ndarray) -> TestOutcomes:
 class _StepwiseRun:
     """The moving parts of one stepwise search."""
 
-    def __init__(self, state: ComparableState, fixed: np.ndarray, cands: _Candidates, F: float,
+    def __init__(self, state: ComparableState, fixed: np.ndarray, cands: _Candidates, penalty: float,
                  exact_top: int | None):
-        self.state, self.fixed, self.cands, self.F, self.exact_top = state, fixed, cands, F, exact_top
+        self.state, self.fixed, self.cands, self.penalty, self.exact_top = state, fixed, cands, penalty, exact_top
         self.in_model: list[int] = []
         self.available = np.ones(len(cands), dtype=bool)
         self.entry: dict[int, dict] = {}
@@ -343,7 +346,7 @@ class _StepwiseRun:
 
     # ---------------------------------------------------------------- scoring
     def best_addition(self) -> tuple[int, float, dict[str, Any]] | None:
-        """(candidate, exact gain llr - F d, info) of the best addition, or None."""
+        """(candidate, exact gain llr - k d, info) of the best addition, or None."""
         idx = np.flatnonzero(self.available)
         if idx.size == 0:
             return None
@@ -356,7 +359,7 @@ class _StepwiseRun:
             self.untestable = bool((codes == NO_DF).any())
             return None
         llr, df = out.llr.astype(float), out.df.astype(float)
-        gain = np.where(ok, llr - self.F * df, -np.inf)
+        gain = np.where(ok, llr - self.penalty * df, -np.inf)
         exact = self.state.exact_gain
         if not exact:
             # rank by the score statistic, decide on exact refits of the best few
@@ -375,7 +378,7 @@ class _StepwiseRun:
             if not keep.any():
                 return None
             llr = np.where(keep, exact_llr, llr)
-            gain = np.where(keep, exact_llr - self.F * df, -np.inf)
+            gain = np.where(keep, exact_llr - self.penalty * df, -np.inf)
         k = int(np.argmax(gain))  # first maximum: the earliest candidate on ties
         if not np.isfinite(gain[k]):
             return None
@@ -384,7 +387,7 @@ class _StepwiseRun:
         return int(idx[k]), float(gain[k]), info
 
     def best_removal(self) -> tuple[int, float, dict[str, Any]] | None:
-        """(candidate, gain F d - 2 delta loglik of removing it, info) of the best removal."""
+        """(candidate, gain k d - 2 delta loglik of removing it, info) of the best removal."""
         if not self.in_model:
             return None
         ll_full = self.state.loglik
@@ -397,7 +400,7 @@ class _StepwiseRun:
                 continue
             llr = 2.0 * (ll_full - reduced.loglik)
             d = self.entry[j]["df"]
-            gain = self.F * d - llr
+            gain = self.penalty * d - llr
             if best is None or gain > best[1]:
                 best = (j, gain, {"llr": llr, "df": d, "pvalue": np.nan, "state": reduced})
         return best
@@ -423,12 +426,12 @@ class _StepwiseRun:
         self.state = info.pop("state")
         self.in_model.remove(j)
         self.available[j] = True
-        gain = self.F * info["df"] - info["llr"]
+        gain = self.penalty * info["df"] - info["llr"]
         self.record(j, info, -gain, Status.DROPPED, step, gain_of_move=gain)
 
     def _level(self, df: int) -> float:
-        """Nominal chi-square level of the threshold ``F d``."""
-        return float(stats.chi2.sf(self.F * df, df))
+        """Nominal chi-square level of the threshold ``k d``."""
+        return float(stats.chi2.sf(self.penalty * df, df))
 
     def record(self, j: int, info: dict, gain: float, status: Status, step: int,
                gain_of_move: float | None = None) -> None:

@@ -27,7 +27,7 @@ import pandas as pd
 from ..models.base import TESTED
 from ..models.protocol import ModelState
 from ..options import HISTORY_MODES, SearchOptions
-from ..outcomes import TestOutcomes
+from ..outcomes import TestOutcomes, reported_statistic
 from ..policies.base import Policy
 from ..progress import SearchProgress
 from ..streams.base import AcceptedTerm, Stream, TermBlock
@@ -291,7 +291,7 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
                     "stream": term.stream,
                     "test": n_tests,
                     "stream_test": pol.n_tested,
-                    "statistic": float(sub.statistic[-1]),
+                    "statistic": float(reported_statistic(sub.statistic[-1:], sub.df[-1:], sub.df_resid[-1:])[0]),
                     "df": int(sub.df[-1]),
                     "pvalue": float(np.exp(lp[-1])),
                     "level": float(level[-1]),

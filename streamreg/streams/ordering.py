@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..lexer import FormulaError
+from .arrays import MatrixStream
+from .base import Stream
 
 Order = str | Callable[..., Any] | None
 
@@ -160,3 +162,21 @@ def candidate_order(values: np.ndarray | None, order: Order, *, y: np.ndarray | 
     from ..screening import order_columns
 
     return np.asarray(order_columns(values, y, order=order, seed=seed), dtype=int)
+
+
+def apply_order(streams: list[Stream], order: Order, y: np.ndarray, seed: int | None) -> list[str]:
+    """Permute the columns of matrix streams; returns the streams ordered by y."""
+    if order is None or (isinstance(order, str) and order.lower() == "given"):
+        return []
+    uses_y = order_uses_y(order)
+    ordered = []
+    for s in streams:
+        if not isinstance(s, MatrixStream):  # ValueError as always: a wrong option value, not a wrong type
+            raise ValueError(  # noqa: TRY004
+                f"order= applies to array and DataFrame streams; stream {s.name!r} is a generator")
+        s.order = candidate_order(np.asarray(s.values, dtype=float), order, y=y if uses_y else None,
+                                  seed=seed, what=f"stream {s.name!r}")
+        if uses_y:
+            ordered.append(s.name)
+    return ordered
+

@@ -4,8 +4,8 @@ import pandas as pd
 import pytest
 
 import streamreg as sr
-from streamreg.models.separation import is_separated
 from streamreg.formula import FormulaError, parse_formula
+from streamreg.models.separation import is_separated
 
 
 @pytest.fixture
@@ -67,7 +67,8 @@ def test_parse_splits_fixed_and_streams():
         ("nosuch ~ stream(x*)", "is not a column of the data"),
         ("y ~ stream()", "needs at least one column glob"),
         ("y ~ stream(x1) + stream(x1)", "two streams are called"),
-        ("y ~ x1 + stream(x1)", "no candidates left"),
+        ("y ~ x1 + stream(x1)", "'x1' is taken (the response, a column of a fixed term"),
+        ("y ~ x1 + stream(x1*)", "no candidates left"),
     ],
 )
 def test_formula_errors(df, formula, message):

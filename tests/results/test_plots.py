@@ -48,7 +48,11 @@ def test_pvalue_plot_marks_every_status(fit):
     assert ax.get_ylim()[1] >= 1 and ax.get_yscale() == "log"
     labels = {t.get_text() for t in ax.get_legend().get_texts()}
     assert {"selected", "rejected", "level (a)", "level (b)"} <= labels  # one level line per stream
-    assert fit.plot_pvalues() is plt.gca()
+    first = fit.plot_pvalues()
+    second = fit.plot_coefficients()  # ax=None: a new figure each time, never drawn over the last plot
+    assert first is not second and first.figure is not second.figure and second is plt.gca()
+    assert second.get_ylabel() != first.get_ylabel()
+    plt.close("all")
 
 
 def test_pvalue_plot_marks_refusals():

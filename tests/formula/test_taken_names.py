@@ -1,0 +1,40 @@
+"""A stream() that names the response or a fixed term's column is refused; a glob skips them."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import streamreg as sr
+from streamreg.lexer import FormulaError
+
+
+@pytest.fixture(scope="module")
+def data() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame(rng.normal(size=(60, 4)), columns=["y", "age", "x1", "x2"])
+    d["y"] += 2 * d["x1"]
+    return d
+
+
+@pytest.mark.parametrize(("formula", "name"), [("y ~ stream(y, x1)", "y"), ("y ~ age + stream(age, x1)", "age"),
+                                               ("y ~ np.log(age + 5) + stream(x1, age)", "age")])
+def test_a_named_column_of_the_model_is_refused(data, formula, name):
+    before = data.copy(deep=True)
+    with pytest.raises(FormulaError, match=rf"^stream\([^)]*\): '{name}' is taken \(the response, a column of a "
+                       r"fixed term, an offset or weights column, or a candidate of an earlier stream\), so it "
+                       r"cannot be a candidate here; remove it from the stream$"):
+        sr.streamreg(formula, data)
+    pd.testing.assert_frame_equal(data, before)
+
+
+def test_a_weights_column_named_in_a_stream_is_refused(data):
+    d = data.assign(w=1.0 + np.arange(len(data)) % 3)
+    with pytest.raises(FormulaError, match=r"'w' is taken"):
+        sr.streamreg("y ~ stream(x1, w)", d, var_weights="w")
+
+
+def test_a_glob_skips_the_model_columns(data):
+    fit = sr.streamreg("y ~ age + stream(*)", data, w0=0.05, alpha_delta=0.05)
+    assert set(fit.history["term"]) == {"x1", "x2"}
+    assert fit.selected_terms == ["x1"]
