@@ -15,7 +15,10 @@
 (c) Overhead on data that fits in memory: ``select(y, X)`` with ``X`` a numpy array against
     ``select(y, da.from_array(X))`` (synchronous scheduler and the cluster).
 
-Usage:  python bench/bench_dask.py [--quick] [--m 4000000] [--chunk 50000] [--only a|p|b|c] [--rows 10000000]
+(h) The machine's own ceiling: the per-chunk work of (a) split over 1 and 2 plain processes
+    (no Dask), and arithmetic that stays in cache, for comparison.
+
+Usage:  python bench/bench_dask.py [--quick] [--m 4000000] [--chunk 50000] [--only a|p|h|b|c] [--rows 10000000]
 """
 from __future__ import annotations
 
@@ -112,6 +115,51 @@ def bare(m: int, chunk: int) -> pd.DataFrame:
     return out
 
 
+def _chunks_in_process(first: int, n_chunks: int, chunk: int, model: np.ndarray) -> None:
+    """(h): the per-chunk work of (a) without Dask: generate 100 x chunk N(0, 1), score it."""
+    from streamreg.streams.dask_array import chunk_scores
+
+    for i in range(first, first + n_chunks):
+        chunk_scores(np.random.default_rng([4, i]).standard_normal((100, chunk)), model, None)
+
+
+def _in_cache(steps: int) -> None:
+    """(h): arithmetic on a 64 x 64 matrix that stays in the core's cache (no memory traffic)."""
+    a = np.random.default_rng(0).standard_normal((64, 64))
+    for _ in range(steps):
+        a = np.tanh(0.01 * (a @ a))
+
+
+def hardware(m: int, chunk: int) -> pd.DataFrame:
+    """The same work in 1 and in 2 plain processes (no Dask): what the machine allows in parallel."""
+    import multiprocessing as mp
+
+    model = np.linalg.qr(np.random.default_rng(0).standard_normal((100, 2)))[0]
+    n_chunks = m // chunk
+    ctx = mp.get_context("fork")
+
+    def run(target, jobs: list[tuple]) -> float:
+        procs = [ctx.Process(target=target, args=a) for a in jobs]
+        t = time.perf_counter()
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+        return time.perf_counter() - t
+
+    half = n_chunks // 2
+    rows = []
+    for what, one, two in (
+        (f"generate and score {n_chunks} chunks of 100 x {chunk:,}",
+         (_chunks_in_process, [(0, n_chunks, chunk, model)]),
+         (_chunks_in_process, [(0, half, chunk, model), (half, n_chunks - half, chunk, model)])),
+        ("in-cache arithmetic, 40,000 steps", (_in_cache, [(40_000,)]), (_in_cache, [(20_000,), (20_000,)])),
+    ):
+        t1, t2 = run(*one), run(*two)
+        rows.append({"work": what, "1 process s": t1, "2 processes s": t2, "speed-up": t1 / t2})
+    return pd.DataFrame(rows)
+
+
 def tall_problem(n: int, row_chunk: int, seed: int = 6) -> tuple[da.Array, da.Array]:
     g = da.random.default_rng(seed).standard_normal((n, 200), chunks=(row_chunk, 200))
     noise = da.random.default_rng(seed + 1).standard_normal(n, chunks=row_chunk)
@@ -202,7 +250,7 @@ def main() -> None:
     ap.add_argument("--m", type=int, default=4_000_000)
     ap.add_argument("--chunk", type=int, default=50_000)
     ap.add_argument("--rows", type=int, default=10_000_000, help="n of the tall problem (b)")
-    ap.add_argument("--only", choices=["a", "p", "b", "c"], help="run one part")
+    ap.add_argument("--only", choices=["a", "p", "h", "b", "c"], help="run one part")
     args = ap.parse_args()
     m = 400_000 if args.quick else args.m
     n = 1_000_000 if args.quick else args.rows
@@ -213,6 +261,9 @@ def main() -> None:
     if args.only in (None, "p"):
         print(f"\n== (p) the same chunks as a bare pipeline (no search), 100 x {m:,}, chunks of {args.chunk:,} ==")
         print(bare(m, args.chunk).to_string(index=False, float_format="%.3g"))
+    if args.only in (None, "h"):
+        print(f"\n== (h) the machine: the same work in 1 and 2 plain processes (no Dask), 100 x {m:,} ==")
+        print(hardware(m, args.chunk).to_string(index=False, float_format="%.3g"))
     if args.only in (None, "b"):
         print(f"\n== (b) tall data, {n:,} x 200 generated on the workers, row chunks of 100,000 ==")
         print(tall(n).to_string(index=False, float_format="%.3g"))
