@@ -247,10 +247,11 @@ SKIP_REASONS = {
 }
 
 #: why a model state refused to accept a term the rule chose (``accept`` returns one)
-SEPARATION, NONCONVERGENCE = "separation", "nonconvergence"
+SEPARATION, NONCONVERGENCE, INVALID_MEANS = "separation", "nonconvergence", "invalid means"
 REFUSAL_REASONS = {
     SEPARATION: "refused: separation (the maximum-likelihood estimate does not exist; exact LP test)",
     NONCONVERGENCE: "refused: IRLS did not converge (the data are not separated)",
+    INVALID_MEANS: "refused: fitted means outside the family's range (IRLS found no valid fit with this link)",
 }
 
 

@@ -28,6 +28,7 @@ from statsmodels.tools.sm_exceptions import (
 
 from ..outcomes import TestOutcomes
 from .base import (
+    INVALID_MEANS,
     NO_WEIGHTS,
     NONCONVERGENCE,
     SEPARATION,
@@ -67,6 +68,26 @@ class GLMFit:
 
     result: Any  # statsmodels GLMResults, or None
     problem: str | None = None
+
+
+def invalid_means(family: Any, mu: np.ndarray) -> int:
+    """How many fitted means lie outside the family's range (R's ``family$validmu``).
+
+    A link that does not map into the family's range (the Gamma's default inverse link, an
+    identity link for counts or probabilities) can give IRLS estimates whose means are
+    negative, or above 1 for a probability: no such fit is a GLM, and R's ``glm`` stops
+    with "no valid set of coefficients has been found".  statsmodels returns it silently.
+    """
+    mu = np.asarray(mu, dtype=float)
+    bad = ~np.isfinite(mu)
+    if isinstance(family, sm.families.Binomial):
+        bad |= (mu < 0) | (mu > 1)  # exactly 0 or 1 is saturation: the separation test decides
+    elif isinstance(family, sm.families.Poisson):
+        bad |= mu < 0
+    elif isinstance(family, (sm.families.Gamma, sm.families.InverseGaussian, sm.families.NegativeBinomial,
+                             sm.families.Tweedie)):
+        bad |= mu <= 0
+    return int(bad.sum())
 
 
 def near_boundary(family: Any, y: np.ndarray, mu: np.ndarray) -> bool:
@@ -111,6 +132,21 @@ def _irls(model: Any, start: np.ndarray | None, maxiter: int) -> tuple[Any, bool
 def fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None = None,
             offset: np.ndarray | None = None,
             weights: ObservationWeights | None = None) -> GLMFit:
+    """statsmodels GLM fit, tightly converged, with an exact verdict on trouble.
+
+    See :func:`_fit_glm`; a converged fit whose means leave the family's range
+    (:func:`invalid_means`) has the problem :data:`INVALID_MEANS`.
+    """
+    fit = _fit_glm(y, x, family, start, offset, weights)
+    if fit.problem is None and fit.result is not None:
+        with np.errstate(over="ignore", invalid="ignore"):
+            if invalid_means(family, np.asarray(fit.result.fittedvalues, dtype=float)):
+                return GLMFit(fit.result, INVALID_MEANS)
+    return fit
+
+
+def _fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None,
+             offset: np.ndarray | None, weights: ObservationWeights | None) -> GLMFit:
     """statsmodels GLM fit, tightly converged, with an exact verdict on trouble.
 
     Warnings are symptoms, not verdicts: whenever IRLS complains, fails to converge or
@@ -196,6 +232,10 @@ class GLMState:
         if fit.problem == SEPARATION:
             raise ValueError("the fixed terms alone separate the response: the maximum-likelihood estimate does "
                              "not exist (exact LP test); remove the offending fixed terms")
+        if fit.problem == INVALID_MEANS:
+            raise ValueError(f"the GLM of the response on the fixed terms alone has fitted means outside the "
+                             f"{type(family).__name__} family's range (e.g. negative means): no valid fit with "
+                             "this link; use a link that keeps the means in range, such as log")
         if fit.problem is not None:
             raise ValueError("the GLM of the response on the fixed terms alone did not converge; check the "
                              "fixed terms and the family")

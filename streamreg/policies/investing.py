@@ -124,7 +124,8 @@ class AlphaInvesting(_Investing):
         eta = self.w0 / self.alpha_delta
         return (
             f"mFDR = E[V]/(E[R] + {eta:g}) <= {self.alpha_delta:g} (V false, R all selections), "
-            "valid when each null p-value is super-uniform given the past tests."
+            "valid when each null p-value is super-uniform given the past tests. Streamwise p-values "
+            "come from nested fits to one response and are not independent, so this is approximate here."
         )
 
 
@@ -230,7 +231,9 @@ class InformationInvesting(_Investing):
     def guarantee(self) -> str:
         eta = self.w0 / self.w_delta
         return (
-            f"Accepting implies p < eps_i for a normal test statistic (P(|Z|>t) <= exp(-t^2/2)), "
-            f"so the alpha-investing bound mFDR <= {self.w_delta:g} (eta = {eta:g}) holds "
-            "approximately, to the accuracy of the normal approximation."
+            "Accepting a term of one or two columns implies p < eps_i (P(chi2_d > S) <= exp(-S/2) for "
+            "d <= 2); for d >= 3 columns the chi-square tail exceeds exp(-S/2) and only the coef_bits "
+            f"charge of d b bits compensates. So the alpha-investing bound mFDR <= {self.w_delta:g} "
+            f"(eta = {eta:g}) holds approximately, to the accuracy of these tail bounds, and with "
+            "streamwise p-values that are not independent."
         )

@@ -15,7 +15,7 @@ import pandas as pd
 _STYLE = {
     "rejected": {"marker": ".", "color": "0.6", "s": 8, "label": "rejected"},
     "accepted": {"marker": "o", "color": "C3", "s": 30, "label": "selected"},
-    "refused": {"marker": "x", "color": "k", "s": 30, "label": "refused (no MLE or no convergence)"},
+    "refused": {"marker": "x", "color": "k", "s": 30, "label": "refused (no MLE, no convergence or invalid means)"},
 }
 
 

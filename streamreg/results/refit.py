@@ -44,7 +44,7 @@ from statsmodels.regression.linear_model import (
 
 from ..models import is_ols
 from ..models.base import ObservationWeights, column_scales
-from ..models.glm import near_boundary
+from ..models.glm import invalid_means, near_boundary
 from ..models.robust import NONROBUST, RobustCov
 from ..models.separation import mle_exists
 
@@ -112,6 +112,12 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
     problems = refit_problems(caught, x.shape, suspect=suspect, separated=lambda: not mle_exists(xv, yv, family))
     if scales is not None:
         problems += _out_of_range(fit, list(x.columns))
+    with np.errstate(invalid="ignore"):
+        n_bad = 0 if is_ols(family) else invalid_means(family, np.asarray(fit.fittedvalues, dtype=float))
+    if n_bad:
+        problems.append(f"{n_bad} fitted mean(s) lie outside the {type(family).__name__} family's range (e.g. "
+                        "negative means): this is no valid GLM fit (R's glm stops: 'no valid set of "
+                        "coefficients has been found'); use a link that keeps the means in range, such as log")
     return fit, problems
 
 

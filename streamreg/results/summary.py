@@ -36,7 +36,8 @@ def selection_facts(res: StreamRegResults) -> list[tuple[str, str]]:
         facts.append(("History:", kept))
     status = res.history["status"].astype(str)
     for reason, label in (("refused: separation", "Refused (separation):"),
-                          ("refused: IRLS", "Refused (no convergence):")):
+                          ("refused: IRLS", "Refused (no convergence):"),
+                          ("refused: fitted means", "Refused (invalid means):")):
         count = int(status.str.startswith(reason).sum())
         if count:
             facts.append((label, f"{count} (see history)"))
@@ -60,9 +61,11 @@ def notes(res: StreamRegResults) -> list[str]:
     lines = [res.guarantee()]
     est = res.false_selection_estimate()
     if est is not None:
+        bits = hasattr(res.policy, "w_delta")  # information-investing: wealth and payout in bits
+        payout = "w_delta" if bits else "alpha_delta"
         lines.append(
-            f"Plug-in estimate of false selections (alpha_delta*k + W0 - W_final): {est:.3g} "
-            "(an estimate, not a guarantee)."
+            f"Plug-in estimate of false selections ({payout}*k + W0 - W_final{', in bits' if bits else ''}): "
+            f"{est:.3g} (an estimate, not a guarantee)."
         )
     val = getattr(res, "validation", None)
     if val:

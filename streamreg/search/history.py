@@ -23,6 +23,7 @@ import pandas as pd
 from ..models.base import (
     COLLINEAR,
     CONSTANT,
+    INVALID_MEANS,
     NO_DF,
     NONCONVERGENCE,
     REFUSAL_REASONS,
@@ -45,6 +46,7 @@ class Status(IntEnum):
     REJECTED = -2
     REFUSED_SEPARATION = -3
     REFUSED_NONCONVERGENCE = -4
+    REFUSED_INVALID_MEANS = -5
     COLLINEAR = COLLINEAR
     CONSTANT = CONSTANT
     NO_DF = NO_DF
@@ -70,6 +72,7 @@ LABELS: dict[Status, str] = {
     Status.REJECTED: "rejected",
     Status.REFUSED_SEPARATION: REFUSAL_REASONS[SEPARATION],
     Status.REFUSED_NONCONVERGENCE: REFUSAL_REASONS[NONCONVERGENCE],
+    Status.REFUSED_INVALID_MEANS: REFUSAL_REASONS[INVALID_MEANS],
     Status.COLLINEAR: SKIP_REASONS[COLLINEAR],
     Status.CONSTANT: SKIP_REASONS[CONSTANT],
     Status.NO_DF: SKIP_REASONS[NO_DF],
@@ -78,10 +81,12 @@ LABELS: dict[Status, str] = {
     Status.REENTERED: "re-entered from the pool",
     Status.PRUNED: "pruned (weights reached 0)",
 }
-_REFUSALS = {SEPARATION: Status.REFUSED_SEPARATION, NONCONVERGENCE: Status.REFUSED_NONCONVERGENCE}
+_REFUSALS = {SEPARATION: Status.REFUSED_SEPARATION, NONCONVERGENCE: Status.REFUSED_NONCONVERGENCE,
+             INVALID_MEANS: Status.REFUSED_INVALID_MEANS}
 #: statuses whose row has ``accepted`` True (the term, or a column of it, entered the model)
 ENTERED = (Status.ACCEPTED, Status.REENTERED)
-_KEPT_WITHOUT_HISTORY = (Status.ACCEPTED, Status.REFUSED_SEPARATION, Status.REFUSED_NONCONVERGENCE)
+_KEPT_WITHOUT_HISTORY = (Status.ACCEPTED, Status.REFUSED_SEPARATION, Status.REFUSED_NONCONVERGENCE,
+                         Status.REFUSED_INVALID_MEANS)
 
 #: the history's columns, for every driver (stepwise adds its own after them)
 COLUMNS = ("test", "stream", "stream_test", "term", "statistic", "df", "pvalue", "log_p", "level", "wealth",

@@ -64,7 +64,7 @@ def test_pvalue_plot_marks_refusals():
     refused = fit.history["status"].astype(str).str.startswith("refused")
     assert refused.sum() == 1
     ax = pvalue_plot(fit)
-    marks = _offsets(ax, "refused (no MLE or no convergence)")
+    marks = _offsets(ax, "refused (no MLE, no convergence or invalid means)")
     np.testing.assert_allclose(marks[:, 0], fit.history.loc[refused, "test"].astype(float).to_numpy())
 
 
