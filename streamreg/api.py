@@ -125,7 +125,7 @@ def streamreg(
         the other rows and the selected model is refitted on the held-out rows only, so
         its p-values and intervals are valid conditional on the selection.
     seed : int, optional
-        Seed of the random split for ``validate=`` fractions.
+        Seed of the ``validate=`` split and of ``order='random'`` items (their own ``seed=`` wins).
     history : {"full", "none"}, default "full"
         ``"full"`` keeps one history row per candidate examined (about 80 bytes each).
         ``"none"`` keeps only the rows of the accepted and refused candidates, the
@@ -216,7 +216,8 @@ def streamreg(
         data, held = data.loc[~mask], data.loc[mask]
         positions, held_positions = np.flatnonzero(~mask), np.flatnonzero(mask)
     design_options = {"binomial": isinstance(fam, sm.families.Binomial), "missing": opts.missing,
-                      "functions": opts.functions, "family": fam, "roles": list(dict.fromkeys(roles.values()))}
+                      "functions": opts.functions, "family": fam, "roles": list(dict.fromkeys(roles.values())),
+                      "seed": opts.seed}
     if on_dask:  # the model's columns are gathered; the candidates stay on the cluster
         design, column_of = build_dask_design(formula, data, **design_options)
     else:
@@ -387,7 +388,7 @@ def _response_vector(y: Any, family: Any) -> tuple[str, np.ndarray, object | Non
     Raises ValueError for a response that is not one-dimensional, numeric and finite, or
     that the family cannot model (see :func:`~streamreg.options.check_response`).
     """
-    name = getattr(y, "name", None)
+    name = None if type(y).__module__.startswith("dask.array") else getattr(y, "name", None)  # a dask key
     yname = "y" if name is None or name == "" else str(name)
     if isinstance(y, (str, bytes)) or y is None:
         raise TypeError(f"y must be an array-like of numbers, got {type(y).__name__}")

@@ -17,6 +17,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
+from .method_options import _check_initial_wealth, _check_method_options
 from .outcomes import TestOutcomes
 from .policies import InformationInvesting, Policy, get_policy
 from .policies.penalties import FixedPenalty
@@ -37,7 +38,8 @@ def online_fdr(pvalues: ArrayLike | pd.Series | pd.DataFrame, method: str | Poli
     pvalues : array-like, Series or DataFrame
         P-values in ``[0, 1]`` in the order the hypotheses arrive, or (as in onlineFDR) a
         DataFrame with a ``pval`` column whose rows are tested in the order given; its other
-        columns (an ``id``, say) are kept.  Missing values are refused.
+        columns (an ``id``, say) are kept.  Missing values are refused, and so are text
+        (``"0.01"``) and booleans, which are not converted (as onlineFDR refuses them).
     method : str or Policy, default "lord++"
         ``"lord++"`` (alias ``"lord"``), ``"lond"``, ``"saffron"``, ``"addis"``,
         ``"alpha-spending"``, ``"alpha-investing-fdr"`` (onlineFDR's ``Alpha_investing``),
@@ -51,7 +53,9 @@ def online_fdr(pvalues: ArrayLike | pd.Series | pd.DataFrame, method: str | Poli
     **options
         The rule's other parameters, with onlineFDR's meanings and defaults: ``w0``,
         ``gammai``, ``lambda_`` (onlineFDR's ``lambda``), ``tau``, ``betai``, ``original``;
-        ``w0`` and ``alpha_delta`` for the alpha-investing rules.
+        ``w0`` and ``alpha_delta`` for the alpha-investing rules.  They are checked as
+        :func:`streamreg.streamreg` checks them (types, and an initial wealth ``w0`` in
+        ``(0, 1]``).
 
     Returns
     -------
@@ -103,6 +107,7 @@ def _pvalues(pvalues: ArrayLike | pd.Series | pd.DataFrame) -> tuple[pd.DataFram
                              f"with {np.ndim(pvalues)} dimension(s)")
         values = pvalues
         frame = None
+    _refuse_text_and_booleans(values)
     try:
         p = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
@@ -119,6 +124,32 @@ def _pvalues(pvalues: ArrayLike | pd.Series | pd.DataFrame) -> tuple[pd.DataFram
     if frame is None:
         frame = pd.DataFrame({"pval": p})
     return frame, p
+
+
+def _refuse_text_and_booleans(values: ArrayLike | pd.Series) -> None:
+    """Refuse p-values given as text or booleans, which numpy would quietly turn into numbers.
+
+    As R's onlineFDR refuses them: ``"0.01"`` is a number read from a file and not converted,
+    and ``True``/``False`` are rejections, not p-values.
+    """
+    if isinstance(values, pd.Series):
+        raw = values.to_numpy()
+    elif isinstance(values, np.ndarray):
+        raw = values
+    else:  # a list: numpy would turn [0.5, True] into floats, so its items are looked at
+        raw = np.asarray(values, dtype=object)
+    booleans = "got booleans: pass the p-values, not the rejections (.astype(float) if 0/1 were meant)"
+    if raw.dtype.kind == "b":
+        raise ValueError(f"pvalues must be numbers in [0, 1], {booleans}")
+    if raw.dtype.kind in "USO":
+        # ValueError as for other non-numbers (["a"]): the entries are wrong, not the container
+        for i, v in enumerate(raw.ravel().tolist()):
+            if isinstance(v, (bool, np.bool_)):
+                raise ValueError(  # noqa: TRY004
+                    f"pvalues must be numbers in [0, 1], {booleans}; position {i} holds {bool(v)}")
+            if isinstance(v, (str, bytes)):
+                raise ValueError(f"pvalues must be numbers, not text; position {i} holds {v!r} "  # noqa: TRY004
+                                 "(convert text columns with pd.to_numeric first)")
 
 
 def _policy(method: str | Policy, alpha: float | None, options: dict[str, Any]) -> Policy:
@@ -138,6 +169,7 @@ def _policy(method: str | Policy, alpha: float | None, options: dict[str, Any]) 
             f"method {policy.name!r} decides on likelihood-ratio statistics, not on p-values, so "
             f"online_fdr cannot run it; p-value methods: {', '.join(PVALUE_METHODS)}")
     if isinstance(method, Policy):
+        _check_initial_wealth(policy)
         return policy
     accepted = set(inspect.signature(type(policy)).parameters)
     if alpha is not None and "alpha" not in accepted:
@@ -149,7 +181,11 @@ def _policy(method: str | Policy, alpha: float | None, options: dict[str, Any]) 
                         f"its options are {', '.join(sorted(accepted))}")
     if alpha is not None:
         options = {"alpha": alpha, **options}
-    return get_policy(method, **options)
+    # the checks of streamreg() and select(): option types, then the initial wealth
+    _check_method_options(method, options, ())
+    policy = get_policy(method, **options)
+    _check_initial_wealth(policy)
+    return policy
 
 
 def _outcomes(p: np.ndarray) -> TestOutcomes:

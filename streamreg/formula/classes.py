@@ -8,6 +8,7 @@ matches its column globs, and hands the builder a
 """
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -80,6 +81,22 @@ def matched_columns(spec: StreamSpec, columns: list[str], taken: set[str], data:
     if not out:
         raise FormulaError(f"{spec.text} has no columns left: every match is the response, fixed or excluded")
     return out
+
+
+#: the top-level ``seed=`` as the options check it leaves it
+from ..streams.ordering import Seed, item_seed
+
+
+def with_default_seed(spec: StreamSpec, seed: Seed, position: int) -> StreamSpec:
+    """``spec`` with the call's ``seed=`` as its default seed when its order is random.
+
+    An item's own ``seed=`` wins; items of other orders are returned as they are.  Without
+    either seed, ``order='random'`` stays unseeded: a fresh permutation on every call.
+    """
+    order = spec.options.get("order")
+    if seed is None or "seed" in spec.options or not (isinstance(order, str) and order.lower() == "random"):
+        return spec
+    return dataclasses.replace(spec, options={**spec.options, "seed": item_seed(seed, position)})
 
 
 def resolve_order(spec: StreamSpec, functions: Mapping[str, Callable]) -> Order:

@@ -19,7 +19,7 @@ from .checks import column_classes
 from .classes import stream_label
 from .design import Design, build_design
 from .names import rhs_variables, variables
-from .parse import FormulaError, ParsedFormula, parse_formula
+from .parse import FormulaError, ParsedFormula, check_nested, parse_formula
 from .resolve import resolve_stream
 
 
@@ -39,17 +39,20 @@ def build_dask_design(
     functions: Mapping[str, Callable[..., Any]] | None = None,
     family: Any = None,
     roles: Iterable[str] = (),
+    seed: Any = None,
 ) -> tuple[Design, dict[str, str]]:
     """The design of ``formula`` on a Dask DataFrame, and each candidate term's data column.
 
     The arguments are those of :func:`~.design.build_design`.  Streams must be ``stream()``
     items of numeric columns; rows cannot be dropped lazily, so missing values in the
-    gathered columns are an error that says which rows to drop first.
+    gathered columns are an error that says which rows to drop first.  ``seed`` is taken
+    for the same signature and unused: ``order=`` is refused here.
     """
     roles = list(roles)
     meta = data._meta  # an empty pandas frame with the columns and dtypes
     parsed = parse_formula(formula)
     for spec in parsed.streams:
+        check_nested(spec, parsed.response, functions or {})
         if spec.function != "stream":
             raise FormulaError(f"{spec.text}: with a Dask DataFrame, only stream() items of numeric columns are "
                                "candidates; generate the columns first or compute the frame to pandas")

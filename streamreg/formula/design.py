@@ -33,12 +33,14 @@ from .checks import (
 from .classes import (
     COLUMN_CLASSES,
     ClassBuild,
+    Seed,
     check_options,
     column_class_streams,
     dynamic_class_streams,
     matched_columns,
     resolve_order,
     stream_label,
+    with_default_seed,
 )
 from .frame_stream import Candidate, FrameStream, frame_order
 from .matrices import check_fixed, design_matrix, evaluate_term, fixed_matrix
@@ -51,7 +53,7 @@ from .names import (
     variables,
 )
 from .namespace import term_functions
-from .parse import FormulaError, ParsedFormula, StreamSpec, parse_formula
+from .parse import FormulaError, ParsedFormula, StreamSpec, check_nested, parse_formula
 from .resolve import Resolved, mark_constant_factors, resolve_stream
 
 #: re-exported: callers and tests import these from here
@@ -146,6 +148,7 @@ def build_design(
     family: Any = None,
     roles: Iterable[str] = (),
     parsed: ParsedFormula | None = None,
+    seed: Seed = None,
 ) -> Design:
     """Parse ``formula`` against ``data``; the caller's frame is never modified.
 
@@ -157,7 +160,10 @@ def build_design(
     :func:`streamreg.options.check_response`).  ``roles`` names data columns with a role in
     the model other than a term (an offset, exposure or weights column): no stream offers
     them, and rows with a missing value in them are dropped like the others.  ``parsed``:
-    the formula already parsed (the Dask path passes its fixed part alone).
+    the formula already parsed (the Dask path passes its fixed part alone).  ``seed`` (the
+    call's ``seed=``) is the default seed of every item with ``order='random'``, each item's
+    derived from it and the item's position among the stream items (its own ``seed=`` wins);
+    without a seed such orders are unseeded.
     """
     functions = dict(functions or {})
     term_fns = term_functions(functions)  # one namespace for fixed terms, candidates and refits
@@ -207,8 +213,10 @@ def build_design(
     stream_cands: list[tuple[StreamSpec, Resolved | list[str]]] = []
     used = set(taken)
     used_mask = np.zeros(len(columns), dtype=bool)  # data columns used, by position
-    for spec in parsed.streams:
+    for position, spec in enumerate(parsed.streams):
         check_options(spec)
+        check_nested(spec, resp, functions)
+        spec = with_default_seed(spec, seed, position)
         cands: Resolved | list[str]
         if spec.function == "stream":
             cands = resolve_stream(spec, columns, colset, taken, data, data_dates, data_numeric)

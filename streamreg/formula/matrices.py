@@ -11,6 +11,7 @@ import ast
 import keyword
 import re
 from collections.abc import Callable, Iterator, Mapping
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -88,13 +89,20 @@ def check_fixed(fixed: pd.DataFrame, n: int) -> None:
 
 
 def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
-                  derived: DerivedColumns | None = None, functions: Functions | None = None) -> pd.DataFrame:
+                  derived: DerivedColumns | None = None, functions: Functions | None = None, *,
+                  nonfinite: Literal["raise", "nan"] = "raise") -> pd.DataFrame:
     """``rhs`` coded on ``newdata`` exactly as on ``train`` (factor levels, stateful transforms).
 
     ``derived`` holds generated-term state fitted on the training rows: PCA columns are
     recomputed on ``newdata`` from the stored centring, scaling and loadings (never
     refitted).  ``functions`` (as :func:`~.namespace.term_functions` gives them) and the
     user transforms of ``derived`` are available to the formula by name.
+
+    A term can be NaN or infinite on a new row whose inputs are complete (``np.log(x)``
+    where ``x <= 0``).  ``nonfinite="nan"`` makes every column of such a row NaN (the row
+    is then predicted as NaN, like a row with a missing input); ``"raise"`` refuses a NaN
+    value (computed or missing) with a message naming the term and the rows, as patsy
+    refuses it, and keeps infinite ones.  numpy's warnings about them are not shown either way.
     """
     if not derived and not functions:
         plain = plain_design(rhs, train, newdata)
@@ -115,11 +123,41 @@ def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
     except patsy.PatsyError as exc:
         raise FormulaError(f"patsy cannot build the model's terms {rhs!r}: {exc}") from None
     check_new_column_types(train, newdata)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # said below, per term and row
+        try:
+            (mat,) = patsy.build_design_matrices([info], newdata, return_type="dataframe", NA_action="raise")
+        except patsy.PatsyError as exc:
+            mat = _keeping_nan(info, newdata, exc)
+    return _nonfinite_rows(mat, nonfinite)
+
+
+def _keeping_nan(info: patsy.DesignInfo, newdata: pd.DataFrame, error: patsy.PatsyError) -> pd.DataFrame:
+    """The design with NaN values kept, when patsy refused NaN that a term computed."""
     try:
-        (mat,) = patsy.build_design_matrices([info], newdata, return_type="dataframe", NA_action="raise")
-    except patsy.PatsyError as exc:
-        raise ValueError(f"cannot build the model's terms on the new data: {exc}") from None
+        (mat,) = patsy.build_design_matrices([info], newdata, return_type="dataframe",
+                                             NA_action=patsy.NAAction(NA_types=[]))
+    except patsy.PatsyError:
+        mat = None
+    if mat is None or not mat.isna().to_numpy().any():  # another problem: patsy's own message
+        raise ValueError(f"cannot build the model's terms on the new data: {error}") from None
     return mat
+
+
+def _nonfinite_rows(mat: pd.DataFrame, nonfinite: str) -> pd.DataFrame:
+    """``mat`` with its rows holding NaN or infinities blanked, or a message naming them."""
+    values = mat.to_numpy(dtype=float)
+    bad = ~np.isfinite(values) if nonfinite == "nan" else np.isnan(values)
+    rows = bad.any(axis=1)
+    if not rows.any():
+        return mat
+    if nonfinite == "nan":
+        mat.iloc[np.flatnonzero(rows), :] = np.nan  # patsy's frame, new: its design_info stays
+        return mat
+    column = int(np.flatnonzero(bad.any(axis=0))[0])
+    labels = mat.index[bad[:, column]].tolist()
+    shown = ", ".join(map(repr, labels[:5])) + (f", ... ({len(labels)} rows)" if len(labels) > 5 else "")
+    raise ValueError(f"the term {mat.columns[column]!r} is NaN on the new data's row(s) {shown} (a missing "
+                     "value, or e.g. the log of a value <= 0); predict() gives NaN for such rows")
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

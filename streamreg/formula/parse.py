@@ -11,6 +11,7 @@ import ast
 import io
 import re
 import tokenize
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 # the lexer lives outside formula/ so that streams/ can split term names too; its names
@@ -25,6 +26,7 @@ __all__ = [
     "ParsedFormula",
     "StreamSpec",
     "check_attributes",
+    "check_nested",
     "check_no_dunder",
     "parse_formula",
     "parse_stream_call",
@@ -133,6 +135,38 @@ def _call_name(item: str) -> str | None:
             if i > open_at and depth == 0:
                 return m.group(1) if i == len(item.rstrip()) - 1 else None
     return None
+
+
+def check_nested(spec: StreamSpec, response: str, functions: Collection[str] = ()) -> None:
+    """Refuse a stream function called inside an item's terms, e.g. ``stream(squares(x*))``.
+
+    patsy would evaluate ``squares(x*)`` as Python and fail with a bare ``SyntaxError``.  A
+    name of ``functions=`` is the user's function there, not the class.
+
+    Examples
+    --------
+    >>> from streamreg.formula.parse import check_nested, parse_formula
+    >>> check_nested(parse_formula("y ~ stream(squares(x*))").streams[0], "y")
+    Traceback (most recent call last):
+    ...
+    streamreg.lexer.FormulaError: stream(squares(x*)): squares() is a generated class, a top-level item of the formula like stream(), not a candidate term; write y ~ squares(x*) instead of y ~ stream(squares(x*))
+    """
+    for term in spec.terms:
+        code = _outside_strings(term)
+        for fn in STREAM_FUNCTIONS:
+            if fn in functions or not re.search(rf"\b{fn}\s*\(", code):
+                continue
+            if fn == "stream":
+                raise FormulaError(f"{spec.text}: stream() cannot be nested; give {spec.function}() the globs and "
+                                   "terms themselves, or add another stream() to the formula with '+'")
+            what = (f"{spec.text}: {fn}() is a generated class, a top-level item of the formula like stream(), "
+                    f"not a candidate term")
+            if _call_name(term) != fn:
+                raise FormulaError(f"{what}; it cannot appear inside the term {term!r}")
+            if spec.function == "stream" and spec.args == [term]:
+                raise FormulaError(f"{what}; write {response} ~ {term} instead of {response} ~ {spec.text}")
+            raise FormulaError(f"{what}; take it out of {spec.function}() and add it to the formula: "
+                               f"{response} ~ ... + {term}")
 
 
 def parse_stream_call(item: str, function: str) -> StreamSpec:

@@ -7,7 +7,7 @@ built from it: the caller's object is never modified).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -47,10 +47,11 @@ class ResultPredictions:
         prediction.check_newdata(_res(self), frame)
         return self._design(frame)
 
-    def _design(self, newdata: pd.DataFrame) -> pd.DataFrame:
+    def _design(self, newdata: pd.DataFrame, nonfinite: Literal["raise", "nan"] = "raise") -> pd.DataFrame:
         # _functions is missing from results pickled before functions= reached every term
         res = _res(self)
-        return design_matrix(res._rhs, res._train, newdata, res._derived, getattr(res, "_functions", None))
+        return design_matrix(res._rhs, res._train, newdata, res._derived, getattr(res, "_functions", None),
+                             nonfinite=nonfinite)
 
     def predict(self, newdata: NewData | None = None, *, which: str | None = None, linear: bool | None = None,
                 offset: Any = None, exposure: Any = None) -> pd.Series:
@@ -61,7 +62,9 @@ class ResultPredictions:
         newdata : DataFrame or dict, optional
             The columns the model uses, as a DataFrame or a dict ``{column: values}`` (a
             new DataFrame is built from it).  Rows with a missing value in one of them are
-            predicted as NaN, as statsmodels' ``predict`` does; the others as usual.
+            predicted as NaN, as statsmodels' ``predict`` does, and so are rows on which a
+            selected term is NaN or infinite (``np.log(x)`` where ``x <= 0``); the others
+            as usual.
         which : {"mean", "linear"}, optional
             The scale, as in statsmodels' ``GLMResults.predict``; the mean by default.
         linear : bool, optional

@@ -6,7 +6,9 @@ on the training rows or on new data, so that ``statsmodels.formula.api`` refits
 ``selected_formula`` on it and finds the same coefficients.
 
 Rows of new data with a missing value in a column the model uses get NaN predictions, as
-statsmodels' ``predict`` gives them; the other rows are predicted as usual.
+statsmodels' ``predict`` gives them, and so do rows on which a selected term is NaN or
+infinite although its inputs are not (``np.log(x)`` where ``x <= 0``); the other rows are
+predicted as usual.
 
 An offset or exposure is part of the prediction, as in statsmodels' ``GLMResults.predict``:
 on the refit's rows the model's own; on new data the values in the column it was given as
@@ -25,6 +27,7 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
+from ..formula.dask_frame import is_dask_frame
 from ..formula.names import rhs_variables
 from ..validators import _is_real
 from ..weight_options import _weight_array
@@ -115,6 +118,10 @@ _LISTED = 10
 def _not_a_frame(res: StreamRegResults, newdata: object) -> str:
     """Why ``newdata`` is refused, naming the columns it needs (an array has no names to match)."""
     need = required_columns(res)
+    if is_dask_frame(newdata):  # its class is also called DataFrame: name it in full
+        # not computed here: which rows fit in memory is the caller's call
+        return (f"newdata is a dask.dataframe.DataFrame, and the rows must be in memory: pass "
+                f"newdata[{need!r}].compute(), a pandas DataFrame of the columns the model uses")
     if not need:
         wanted = "a dict (the model uses no data column)"
     else:
@@ -301,17 +308,18 @@ def complete_rows(res: StreamRegResults, newdata: pd.DataFrame) -> np.ndarray:
 
 
 def design_rows(res: StreamRegResults, newdata: pd.DataFrame | None) -> pd.DataFrame:
-    """The refit's design on ``newdata`` (the refit's rows when None); incomplete rows are NaN."""
+    """The refit's design on ``newdata`` (the refit's rows when None); incomplete rows are NaN,
+    and so are rows with a NaN or infinite term."""
     if newdata is None:
         exog = np.asarray(res.fit.model.exog, dtype=float)
         return pd.DataFrame(exog, index=res._train.index, columns=list(res.params.index))
     check_newdata(res, newdata)
     ok = complete_rows(res, newdata)
     if ok.all():
-        return res._design(newdata)
+        return res._design(newdata, "nan")
     full = np.full((len(newdata), len(res.params)), np.nan)
     if ok.any():
-        full[ok] = res._design(newdata.iloc[np.flatnonzero(ok)]).to_numpy(dtype=float)
+        full[ok] = res._design(newdata.iloc[np.flatnonzero(ok)], "nan").to_numpy(dtype=float)
     return pd.DataFrame(full, index=newdata.index, columns=list(res.params.index))
 
 

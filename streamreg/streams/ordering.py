@@ -164,18 +164,47 @@ def candidate_order(values: np.ndarray | None, order: Order, *, y: np.ndarray | 
     return np.asarray(order_columns(values, y, order=order, seed=seed), dtype=int)
 
 
+Seed = int | np.random.Generator | np.random.SeedSequence | None
+
+
+def item_seed(seed: Seed, position: int) -> int | None:
+    """The seed of the stream or formula item at ``position`` derived from the call's ``seed=``.
+
+    Each item gets its own child of ``seed`` (numpy's ``SeedSequence`` spawn keys), so two
+    random orders of the same length are not the same permutation.  A ``Generator`` is
+    drawn from, as numpy draws from one passed as a seed: reproducible when it is created
+    afresh with the same seed.
+
+    Examples
+    --------
+    >>> from streamreg.streams.ordering import item_seed
+    >>> item_seed(5, 0) == item_seed(5, 0), item_seed(5, 0) == item_seed(5, 1), item_seed(None, 0)
+    (True, False, None)
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(2**63))
+    if isinstance(seed, np.random.SeedSequence):
+        child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, position), pool_size=seed.pool_size)
+    else:
+        child = np.random.SeedSequence(int(seed), spawn_key=(position,))
+    return int(child.generate_state(1, np.uint64)[0])
+
+
 def apply_order(streams: list[Stream], order: Order, y: np.ndarray, seed: int | None) -> list[str]:
     """Permute the columns of matrix streams; returns the streams ordered by y."""
     if order is None or (isinstance(order, str) and order.lower() == "given"):
         return []
     uses_y = order_uses_y(order)
     ordered = []
-    for s in streams:
+    several = len(streams) > 1
+    for j, s in enumerate(streams):
         if not isinstance(s, MatrixStream):  # ValueError as always: a wrong option value, not a wrong type
             raise ValueError(  # noqa: TRY004
                 f"order= applies to array and DataFrame streams; stream {s.name!r} is a generator")
         s.order = candidate_order(np.asarray(s.values, dtype=float), order, y=y if uses_y else None,
-                                  seed=seed, what=f"stream {s.name!r}")
+                                  seed=item_seed(seed, j) if several else seed, what=f"stream {s.name!r}")
         if uses_y:
             ordered.append(s.name)
     return ordered
