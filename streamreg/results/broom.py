@@ -9,8 +9,9 @@ Numbers are computed first, as statsmodels or R define them, and never formatted
   from the working weights at the maximum-likelihood fit (expected information, as
   ``influence.glm``), ``.sigma`` the leave-one-out residual standard deviation of
   ``lm.influence``, ``.std.resid`` as ``rstandard`` and ``.cooksd`` as ``cooks.distance``.
-* ``glance`` has broom's columns for ``lm`` or ``glm`` and the selection counts; AIC and BIC
-  count the dispersion as R does (:mod:`.fitstats`).
+* ``glance`` has broom's columns for ``lm`` or ``glm`` and the selection counts; ``logLik``,
+  ``AIC`` and ``BIC`` are R's (:mod:`.fitstats`: the dispersion counted, and for a GLM
+  estimated as R's ``logLik`` estimates it).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from .fitstats import (
     model_rank,
     null_deviance,
     observations,
+    overall_f_test,
     prior_weights,
     r_squared,
 )
@@ -122,20 +124,30 @@ def tidy_frame(res: StreamRegResults, *, conf_int: bool = True, conf_level: floa
 
 # -- glance --------------------------------------------------------------------------------------
 def glance_frame(res: StreamRegResults) -> pd.DataFrame:
-    """broom's ``glance.lm`` or ``glance.glm`` row, then the selection counts."""
+    """broom's ``glance.lm`` or ``glance.glm`` row, then the selection counts.
+
+    Least squares: ``r.squared``, ``adj.r.squared``, ``sigma``, the classical overall F test
+    (``statistic``, ``p.value``, ``df`` its numerator degrees of freedom, as broom's
+    ``glance.lm`` from ``summary.lm``, whatever ``cov_type``), then ``logLik``, ``AIC``,
+    ``BIC``, ``deviance`` (the residual sum of squares, weighted).  GLMs: ``null.deviance``,
+    ``df.null``, ``logLik``, ``AIC``, ``BIC``, ``deviance``.  Both then ``df.residual``,
+    ``nobs``, ``df.model``, ``tested``, ``selected``, ``method``.
+    """
     fit = res.fit
     ic = information_criteria(fit, res.family)
     intercept = has_intercept(res._rhs)
     row: dict[str, object] = {}
     if is_ols(res.family):
         r2, adj = r_squared(fit, intercept)
-        row.update({"r.squared": r2, "adj.r.squared": adj, "sigma": float(np.sqrt(float(fit.scale)))})
+        f = overall_f_test(fit, intercept)
+        row.update({"r.squared": r2, "adj.r.squared": adj, "sigma": float(np.sqrt(float(fit.scale))),
+                    "statistic": f.statistic, "p.value": f.pvalue, "df": f.df_num})
+        deviance = f.rss
     else:
         dev0, df0 = null_deviance(fit, res.family, intercept)
         row.update({"null.deviance": dev0, "df.null": df0})
-    row.update({"logLik": ic.llf, "AIC": ic.aic, "BIC": ic.bic})
-    if not is_ols(res.family):
-        row["deviance"] = float(fit.deviance)
+        deviance = float(fit.deviance)
+    row.update({"logLik": ic.llf, "AIC": ic.aic, "BIC": ic.bic, "deviance": deviance})
     row.update({
         "df.residual": round(float(fit.df_resid)),
         "nobs": _count(observations(fit)),

@@ -5,8 +5,12 @@ intervals, or test statistics, or p-values), the selection story (method, candid
 tested, terms selected, candidates refused, the error rate guaranteed) and fit statistics.
 Plain statsmodels results sit beside streamreg results with their selection rows empty.
 
-The numbers come from each fit's statsmodels results; statsmodels' ``SimpleTable`` lays
-them out as text, HTML and booktabs LaTeX (cells escaped by :mod:`streamreg.results.latex`).
+The coefficients come from each fit's statsmodels results.  The fit statistics of a streamreg
+result are its own (R's ``logLik()``, ``AIC()``, ``BIC()`` and ``summary.lm`` R-squared, as
+``.llf``, ``.aic``, ``.bic`` and ``glance()``); those of a plain statsmodels result are
+statsmodels'; a note says which is which whenever a fit estimates a dispersion, where the two
+conventions differ.  statsmodels' ``SimpleTable`` lays the table out as text, HTML and booktabs
+LaTeX (cells escaped by :mod:`streamreg.results.latex`).
 """
 from __future__ import annotations
 
@@ -20,6 +24,10 @@ import numpy as np
 import pandas as pd
 from statsmodels.iolib.table import SimpleTable
 
+from ..formula.names import has_intercept
+from ..models import is_ols
+from .compare_notes import covariance_note, criteria_notes, method_label
+from .fitstats import information_criteria, r_squared
 from .latex import latex_escape, latex_tabular
 from .results import StreamRegResults
 
@@ -57,7 +65,8 @@ def compare(fits: Any, names: Sequence[str] | None = None, *, statistic: str | N
         Confidence intervals are at level ``1 - alpha``, as in statsmodels' ``conf_int``.
     stars : bool or dict, default False
         Append significance stars: True gives ``summary_col``'s ``{"*": 0.1, "**": 0.05,
-        "***": 0.01}`` (p-value strictly below the level); a dict sets symbols and levels.
+        "***": 0.01}`` (p-value strictly below the level); a dict sets symbols and levels,
+        one level per symbol.
     float_format : str, default "%.4f"
         printf-style format of every number but the number of observations.
     title : str, optional
@@ -106,7 +115,9 @@ class ComparisonTable:
         where a fit lacks the term.  The statsmodels values, unrounded.
     statistics : DataFrame
         Observations, log-likelihood, AIC, BIC, deviance (GLMs) and R-squared (least
-        squares), one column per fit; NaN where a fit has no such statistic.
+        squares), one column per fit; NaN where a fit has no such statistic.  R's for a
+        streamreg result (its ``.llf``, ``.aic``, ``.bic`` and ``glance()``), statsmodels'
+        for a plain statsmodels result.
     selection : DataFrame
         Method, tested, selected, refused and guarantee of each streamreg fit (empty strings
         for plain statsmodels results).
@@ -138,7 +149,7 @@ class ComparisonTable:
         self.pvalues = _side_by_side(self.names, [_series(r, r.pvalues) for r in results])
         self.tvalues = _side_by_side(self.names, [_series(r, r.tvalues) for r in results])
         self._ci = [_ci_frame(r, alpha) for r in results]
-        self.statistics = pd.concat([_fit_statistics(r) for r in results], axis=1, keys=self.names)
+        self.statistics = pd.concat([_fit_statistics(fit) for _, fit in items], axis=1, keys=self.names)
         self.statistics = self.statistics.loc[self.statistics.notna().any(axis=1)]
         streamreg_fits = [fit if isinstance(fit, StreamRegResults) else None for _, fit in items]
         self.selection = pd.DataFrame({name: _selection(fit) for name, fit in zip(self.names, streamreg_fits)},
@@ -215,9 +226,10 @@ class ComparisonTable:
             if held_out:
                 notes.append(f"{', '.join(held_out)}: the selected terms were refit on held-out rows, so the "
                              "inference is conditional on the selected model.")
-        if any(hasattr(r, "rsquared") for r in results):
-            notes.append("AIC and BIC are statsmodels': for least squares they do not count the error variance "
-                         "(R's AIC is 2 higher, its BIC log(n) higher).")
+        notes.extend(criteria_notes(self.names, streamreg_fits, results))
+        robust = covariance_note(self.names, results)
+        if robust:
+            notes.append(robust)
         return notes
 
     # -- renderings --------------------------------------------------------------------
@@ -322,9 +334,14 @@ def _stars(stars: bool | Mapping[str, float] | None) -> dict[str, float]:
         return {}
     if not isinstance(stars, Mapping) or not stars:
         raise ValueError(f"stars must be True, False or a dict such as {DEFAULT_STARS}, got {stars!r}")
+    seen: dict[float, str] = {}
     for symbol, level in stars.items():
         if not (isinstance(symbol, str) and symbol and isinstance(level, (int, float)) and 0 < level < 1):
             raise ValueError(f"stars must map non-empty strings to levels in (0, 1), got {symbol!r}: {level!r}")
+        if float(level) in seen:  # which symbol a p-value below it gets would be arbitrary
+            raise ValueError(f"stars must give each symbol its own level; {seen[float(level)]!r} and {symbol!r} "
+                             f"both have {level:g}")
+        seen[float(level)] = symbol
     return dict(stars)
 
 
@@ -361,16 +378,28 @@ def _ci_frame(result: Any, alpha: float) -> pd.DataFrame:
     return pd.DataFrame(np.asarray(ci), index=list(result.model.exog_names))
 
 
-def _fit_statistics(result: Any) -> pd.Series:
-    """Observations, log-likelihood, AIC, BIC, deviance or R-squared, as statsmodels defines them."""
-    bic = result.bic_llf if hasattr(result, "bic_llf") else result.bic  # GLM's .bic is deviance-based
+def _fit_statistics(fit: Any) -> pd.Series:
+    """Observations, log-likelihood, AIC, BIC, deviance and R-squared of one fit.
+
+    A streamreg result's are its own, R's (``.llf``, ``.aic``, ``.bic``, ``glance()``'s
+    ``r.squared``); a statsmodels result's are statsmodels'.
+    """
+    result = _statsmodels(fit)
+    if isinstance(fit, StreamRegResults):
+        ic = information_criteria(result, fit.family)
+        llf, aic, bic = ic.llf, ic.aic, ic.bic
+        r2 = r_squared(result, has_intercept(fit._rhs))[0] if is_ols(fit.family) else np.nan
+    else:
+        llf, aic = float(result.llf), float(result.aic)
+        bic = float(result.bic_llf if hasattr(result, "bic_llf") else result.bic)  # GLM's .bic is deviance-based
+        r2 = float(getattr(result, "rsquared", np.nan))
     return pd.Series({
         "Observations": float(result.nobs),
-        "Log-likelihood": float(result.llf),
-        "AIC": float(result.aic),
-        "BIC": float(bic),
+        "Log-likelihood": llf,
+        "AIC": aic,
+        "BIC": bic,
         "Deviance": float(getattr(result, "deviance", np.nan)),
-        "R-squared": float(getattr(result, "rsquared", np.nan)),
+        "R-squared": r2,
     })
 
 
@@ -380,7 +409,7 @@ def _selection(fit: StreamRegResults | None) -> list[str]:
         return [""] * len(_SELECTION_ROWS)
     status = fit.history["status"].astype(str)
     return [
-        fit.policy.name,
+        method_label(fit.policy),
         str(int(fit.per_stream["tested"].sum())),
         str(len(fit.selected)),
         str(int(status.str.startswith("refused").sum())),

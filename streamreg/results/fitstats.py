@@ -1,14 +1,20 @@
-"""Likelihood, information criteria and null model of the refit, counted as R counts them.
+"""Likelihood, information criteria, null model and overall F test of the refit, as R counts them.
 
 statsmodels' ``aic`` and ``bic`` count the coefficients only.  R's ``AIC()`` and ``BIC()``
 also count the dispersion when the family estimates it (``gaussian``, ``Gamma``,
 ``inverse.gaussian``: ``attr(logLik(fit), "df")`` is the rank plus one), so for least squares
-statsmodels' AIC is R's minus 2 and its BIC R's minus ``log(n)``.  Here the dispersion is
-counted as R counts it; the log-likelihood itself is statsmodels' (equal to R's ``logLik``
-for least squares, binomial and Poisson fits).
+statsmodels' AIC is R's minus 2 and its BIC R's minus ``log(n)``.
+
+The log-likelihood is R's ``logLik`` (:func:`r_loglik`).  For least squares, binomial, Poisson
+and negative binomial fits it is statsmodels' ``llf``.  For a GLM whose family estimates a
+dispersion R plugs in ``deviance / sum(prior weights)`` (its family ``aic`` functions), where
+statsmodels' ``llf`` plugs in the Pearson estimate; and R weights a Gamma row's log-density by
+its prior weight where statsmodels gives it the shape ``weight / dispersion``.  Tweedie has no
+R log-likelihood (statmod's ``tweedie()$aic`` is ``NA``): statsmodels' ``llf`` is kept.
 
 With ``freq_weights`` the observations counted are ``sum(freq_weights)`` (a row of weight 3 is
-three observations), in BIC's ``log(n)`` as in statsmodels' ``GLMResults.info_criteria``.
+three observations), in BIC's ``log(n)`` as in statsmodels' ``GLMResults.info_criteria``, and
+every statistic here is the one R gives on the data with each row repeated that many times.
 
 R's null model is the intercept alone when the formula has an intercept and the offset alone
 (``eta = 0`` without one) when it has none; ``df.null`` is ``n - 1`` or ``n``.
@@ -21,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import statsmodels.api as sm
+from scipy import stats
 
 #: families whose dispersion is fixed at 1 (statsmodels does not estimate their scale)
 _FIXED_DISPERSION = (sm.families.Binomial, sm.families.Poisson, sm.families.NegativeBinomial)
@@ -95,6 +102,54 @@ def model_rank(fit: Any) -> int:
     return int(rank) if rank is not None else round(float(fit.df_model + fit.k_constant))
 
 
+def r_loglik(fit: Any, family: Any) -> float:
+    """R's ``logLik()`` of a statsmodels refit.
+
+    Least squares (OLS, WLS) and GLMs of a family without a dispersion: statsmodels' ``llf``,
+    which is R's.  Otherwise R's family ``aic`` at the dispersion ``phi = deviance / sum(w)``,
+    ``w`` the prior weights (``freq_weights * var_weights``):
+
+    * Gamma: ``sum(w * log dgamma(y; shape 1/phi, scale mu phi))``;
+    * inverse Gaussian: ``-(sum(w) (log(2 pi phi) + 1) + 3 sum(w log y)) / 2``;
+    * Gaussian (a link other than the identity, or a GLM refit): ``-(N (log(2 pi D / N) + 1)
+      - sum(f log v)) / 2`` with ``N = sum(f)``, the rows repeated by their frequency weights
+      ``f`` (R's ``length(y)``), ``v`` the variance weights and ``D`` the deviance.
+
+    Tweedie has no R log-likelihood: statsmodels' ``llf`` (Pearson dispersion) is returned.
+
+    Examples
+    --------
+    >>> import numpy as np, statsmodels.api as sm
+    >>> y = np.r_[1.0, 2.5, 2.0, 4.5, 3.0, 6.0]
+    >>> fit = sm.GLM(y, sm.add_constant(np.arange(6.0)), family=sm.families.Gamma(sm.families.links.Log())).fit()
+    >>> phi = fit.deviance / 6  # R's dispersion in logLik; statsmodels' llf uses the Pearson one
+    >>> ll = fit.family.loglike(y, fit.fittedvalues, scale=phi)  # equal without prior weights
+    >>> bool(np.isclose(r_loglik(fit, fit.family), ll, rtol=1e-14)), bool(np.isclose(fit.llf, ll))
+    (True, False)
+    """
+    model = fit.model
+    if not isinstance(model, sm.GLM) or not estimates_dispersion(family) or isinstance(family, sm.families.Tweedie):
+        return float(fit.llf)
+    y = np.asarray(model.endog, dtype=float)
+    mu = np.asarray(fit.fittedvalues, dtype=float)
+    freq = np.broadcast_to(np.asarray(model.freq_weights, dtype=float), y.shape)
+    var = np.broadcast_to(np.asarray(model.var_weights, dtype=float), y.shape)
+    w = freq * var  # R's prior weights on the rows repeated by their frequency weights
+    dev = float(fit.deviance)
+    counted = w > 0  # a row of frequency weight 0 is no observation
+    if isinstance(family, sm.families.Gaussian):
+        n = float(np.sum(freq))
+        return -0.5 * (n * (math.log(2.0 * math.pi * dev / n) + 1.0) - float(np.sum(freq[counted] * np.log(var[counted]))))
+    phi = dev / float(np.sum(w))
+    if isinstance(family, sm.families.Gamma):
+        dens = stats.gamma.logpdf(y[counted], a=1.0 / phi, scale=mu[counted] * phi)
+        return float(np.sum(w[counted] * dens))
+    if isinstance(family, sm.families.InverseGaussian):
+        return -0.5 * (float(np.sum(w)) * (math.log(2.0 * math.pi * phi) + 1.0)
+                       + 3.0 * float(np.sum(w[counted] * np.log(y[counted]))))
+    return float(fit.llf)  # another family with a dispersion: statsmodels' convention
+
+
 @dataclass(frozen=True)
 class InformationCriteria:
     """Log-likelihood, parameters counted, AIC and BIC of a fit (R's conventions).
@@ -102,13 +157,13 @@ class InformationCriteria:
     Attributes
     ----------
     llf : float
-        statsmodels' log-likelihood of the refit.
+        R's ``logLik`` of the refit (:func:`r_loglik`).
     df : int
         Parameters counted: the rank, plus one when the dispersion is estimated (R's
         ``attr(logLik(fit), "df")``).
     aic, bic : float
         ``-2 llf + 2 df`` and ``-2 llf + log(n) df``, ``n`` the observations counted
-        (:func:`observations`).
+        (:func:`observations`): R's ``AIC()`` and ``BIC()``.
     """
 
     llf: float
@@ -118,7 +173,7 @@ class InformationCriteria:
 
 
 def information_criteria(fit: Any, family: Any) -> InformationCriteria:
-    """:class:`InformationCriteria` of a statsmodels refit, the dispersion counted as in R.
+    """:class:`InformationCriteria` of a statsmodels refit, as R's ``logLik``, ``AIC`` and ``BIC``.
 
     Parameters
     ----------
@@ -140,7 +195,7 @@ def information_criteria(fit: Any, family: Any) -> InformationCriteria:
     >>> ic.df, float(round(ic.aic - fit.aic, 12))  # sigma counted: 2 more than statsmodels' AIC
     (3, 2.0)
     """
-    llf = float(fit.llf)
+    llf = r_loglik(fit, family)
     df = model_rank(fit) + int(estimates_dispersion(family))
     n = observations(fit)
     return InformationCriteria(llf=llf, df=df, aic=-2.0 * llf + 2.0 * df, bic=-2.0 * llf + math.log(n) * df)
@@ -184,6 +239,25 @@ def null_deviance(fit: Any, family: Any, intercept: bool) -> tuple[float, int]:
     return float(dev), n
 
 
+def _least_squares_sums(fit: Any, intercept: bool, what: str) -> tuple[float, float]:
+    """``mss`` and ``rss`` of a least-squares refit as R's ``summary.lm`` sums them.
+
+    Weighted by the prior weights; ``mss`` of the fitted values (an offset included, as R 4.2
+    counts it) about their weighted mean with an intercept, uncentred without one.
+    """
+    model = fit.model
+    if isinstance(model, sm.GLM) and not (isinstance(model.family, sm.families.Gaussian)
+                                          and isinstance(model.family.link, sm.families.links.Identity)):
+        raise TypeError(f"{what} needs a least-squares fit (Gaussian family, identity link)")
+    y = np.asarray(model.endog, dtype=float)
+    fitted = np.asarray(fit.fittedvalues, dtype=float)
+    w = prior_weights(fit)
+    centre = float(np.sum(w * fitted) / np.sum(w)) if intercept else 0.0
+    mss = float(np.sum(w * (fitted - centre) ** 2))
+    rss = float(np.sum(w * (y - fitted) ** 2))
+    return mss, rss
+
+
 def r_squared(fit: Any, intercept: bool) -> tuple[float, float]:
     """R's ``r.squared`` and ``adj.r.squared`` of a least-squares refit (``summary.lm``).
 
@@ -202,16 +276,67 @@ def r_squared(fit: Any, intercept: bool) -> tuple[float, float]:
     >>> round(r2, 6), round(adj, 6)
     (0.923876, 0.908651)
     """
-    model = fit.model
-    if isinstance(model, sm.GLM) and not (isinstance(model.family, sm.families.Gaussian)
-                                          and isinstance(model.family.link, sm.families.links.Identity)):
-        raise TypeError("r_squared needs a least-squares fit (Gaussian family, identity link)")
-    y = np.asarray(model.endog, dtype=float)
-    fitted = np.asarray(fit.fittedvalues, dtype=float)
-    w = prior_weights(fit)
-    centre = float(np.sum(w * fitted) / np.sum(w)) if intercept else 0.0
-    mss = float(np.sum(w * (fitted - centre) ** 2))
-    rss = float(np.sum(w * (y - fitted) ** 2))
+    mss, rss = _least_squares_sums(fit, intercept, "r_squared")
     r2 = mss / (mss + rss)
     adj = 1.0 - (1.0 - r2) * (observations(fit) - int(intercept)) / float(fit.df_resid)
     return r2, adj
+
+
+@dataclass(frozen=True)
+class OverallF:
+    """The overall F test of a least-squares fit, R's ``summary.lm(fit)$fstatistic``.
+
+    Attributes
+    ----------
+    statistic, pvalue : float
+        ``(mss / df_num) / (rss / df_denom)`` and its upper F tail probability; NaN for a
+        model of the intercept alone (R reports no F statistic).
+    df_num : float
+        Numerator degrees of freedom: the rank less one for the intercept (NaN when 0).
+    df_denom : float
+        The residual degrees of freedom.
+    rss : float
+        The residual sum of squares, weighted by the prior weights (R's ``deviance(fit)``).
+    """
+
+    statistic: float
+    pvalue: float
+    df_num: float
+    df_denom: float
+    rss: float
+
+
+def overall_f_test(fit: Any, intercept: bool) -> OverallF:
+    """R's overall F test of a least-squares refit: all coefficients but the intercept are zero.
+
+    The classical test of ``summary.lm``, whatever covariance the refit's standard errors
+    use: statsmodels' ``fvalue`` is a robust Wald test when ``cov_type`` is robust, R's and
+    broom's ``glance.lm`` statistic never is.  The sums are those of :func:`r_squared`.
+
+    Parameters
+    ----------
+    fit : statsmodels OLSResults, or a Gaussian GLMResults with identity link
+    intercept : bool
+        Whether the formula has an intercept.
+
+    Returns
+    -------
+    OverallF
+
+    Examples
+    --------
+    >>> import numpy as np, statsmodels.api as sm
+    >>> x = sm.add_constant(np.c_[np.arange(8.0), np.r_[0.0, 1, 0, 1, 1, 0, 1, 0]])
+    >>> fit = sm.OLS(np.r_[1.0, 3, 2, 5, 4, 6, 8, 7], x).fit()
+    >>> f = overall_f_test(fit, intercept=True)
+    >>> bool(np.isclose(f.statistic, fit.fvalue)), f.df_num, f.df_denom
+    (True, 2.0, 5.0)
+    """
+    mss, rss = _least_squares_sums(fit, intercept, "overall_f_test")
+    df_num = float(model_rank(fit) - int(intercept))
+    df_denom = float(fit.df_resid)
+    if df_num < 1:
+        return OverallF(statistic=math.nan, pvalue=math.nan, df_num=math.nan, df_denom=df_denom, rss=rss)
+    statistic = (mss / df_num) / (rss / df_denom)
+    return OverallF(statistic=statistic, pvalue=float(stats.f.sf(statistic, df_num, df_denom)), df_num=df_num,
+                    df_denom=df_denom, rss=rss)

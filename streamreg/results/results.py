@@ -167,8 +167,13 @@ class StreamRegResults(ResultPredictions, ResultPlots):
 
     @property
     def llf(self) -> float:
-        """Log-likelihood of the refit (statsmodels' ``llf``; R's ``logLik`` for least squares,
-        binomial and Poisson fits).
+        """R's ``logLik()`` of the refit (:func:`~streamreg.results.fitstats.r_loglik`).
+
+        statsmodels' ``llf`` (``.fit.llf``) for least squares, binomial, Poisson and negative
+        binomial fits, where the two agree.  For a GLM whose family estimates a dispersion
+        (Gamma, inverse Gaussian, Gaussian with another link) R plugs in ``deviance / n``
+        where statsmodels plugs in the Pearson estimate, so the two differ; Tweedie fits keep
+        statsmodels' (R has none).
 
         Examples
         --------
@@ -179,17 +184,17 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         >>> bool(np.isclose(fit.llf, -50 * (np.log(2 * np.pi * rss / 100) + 1)))
         True
         """
-        return float(self.fit.llf)
+        return information_criteria(self.fit, self.family).llf
 
     @property
     def aic(self) -> float:
         """R's ``AIC()``: ``-2 llf + 2 df``, the dispersion counted in ``df`` when it is estimated.
 
-        For least squares ``df`` is the rank plus one for sigma, so this is statsmodels'
-        ``fit.aic + 2`` and equals R's ``AIC(lm(...))``; binomial and Poisson fits have no
-        dispersion and both agree.  (For other families with a dispersion, statsmodels'
-        ``llf`` plugs in the Pearson estimate where R uses ``deviance / n``.)  statsmodels'
-        own number is ``.fit.aic``.
+        ``llf`` is R's ``logLik`` (:attr:`llf`).  For least squares ``df`` is the rank plus one
+        for sigma, so this is statsmodels' ``fit.aic + 2`` and equals R's ``AIC(lm(...))``;
+        binomial and Poisson fits have no dispersion and both agree.  For other families with
+        a dispersion statsmodels' ``llf`` also differs (see :attr:`llf`).  statsmodels' own
+        number is ``.fit.aic``.
 
         Examples
         --------
@@ -317,7 +322,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         >>> import streamreg as sr
         >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
         >>> print(sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05).guarantee())
-        mFDR = E[V]/(E[R] + 1) <= 0.05 (V false, R all selections), valid when each null p-value is super-uniform given the past tests.
+        mFDR = E[V]/(E[R] + 1) <= 0.05 (V false, R all selections), valid when each null p-value is super-uniform given the past tests. Streamwise p-values come from nested fits to one response and are not independent, so this is approximate here.
         """
         text = self.policy.guarantee()
         if self.test_description.startswith("paper 000 code"):
@@ -411,9 +416,12 @@ class StreamRegResults(ResultPredictions, ResultPlots):
     def glance(self) -> pd.DataFrame:
         """broom's ``glance``: one row, broom's ``lm`` or ``glm`` columns, then the selection.
 
-        Least squares: ``r.squared``, ``adj.r.squared``, ``sigma``; GLMs: ``null.deviance``,
-        ``df.null`` (R's null model: the intercept, or ``eta = 0`` without one) and
-        ``deviance``.  Both: ``logLik``, ``AIC``, ``BIC`` (R's, see :attr:`aic`),
+        Least squares: ``r.squared``, ``adj.r.squared``, ``sigma``, then the classical overall
+        F test of ``summary.lm`` (``statistic``, ``p.value`` and ``df``, its numerator degrees
+        of freedom; NaN for the intercept alone), also with a robust ``cov_type``; GLMs:
+        ``null.deviance`` and ``df.null`` (R's null model: the intercept, or ``eta = 0``
+        without one).  Both: ``logLik``, ``AIC``, ``BIC`` (R's, see :attr:`llf` and
+        :attr:`aic`), ``deviance`` (least squares: the residual sum of squares, weighted),
         ``df.residual``, ``nobs``, ``df.model``, then ``tested``, ``selected``, ``method``.
 
         Examples

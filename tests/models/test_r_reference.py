@@ -21,6 +21,7 @@ import pandas as pd
 import patsy
 import pytest
 import statsmodels.api as sm
+from reference_csv import read_ref as read_csv_ref
 
 import streamreg as sr
 from streamreg.models.base import TESTED, CandidateBlock
@@ -44,13 +45,9 @@ TEXT_COLUMNS = {"case", "data", "family", "response", "fixed", "candidates", "fa
                 "candidate", "converged"}
 
 
+
 def read_ref(name: str) -> pd.DataFrame:
-    """A reference CSV: text columns as str ("" stays ""), the others numeric ("" is NaN)."""
-    df = pd.read_csv(REF / name, dtype=str, keep_default_na=False)
-    for col in df.columns:
-        if col not in TEXT_COLUMNS:
-            df[col] = pd.to_numeric(df[col].replace("", np.nan))
-    return df
+    return read_csv_ref(name, TEXT_COLUMNS)
 
 
 STEP_CASES = read_ref("step_cases.csv")
@@ -63,7 +60,7 @@ LEVEL_CASES = read_ref("level_cases.csv")
 LEVEL_COEF = read_ref("level_coef.csv")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load_data(name: str) -> pd.DataFrame:
     """The data exactly as the R scripts read them (wdbc from the package, the rest exported)."""
     if name == "wdbc":
@@ -101,7 +98,7 @@ def _case_ids(frame: pd.DataFrame) -> list[str]:
     return list(frame["case"])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def run_stepwise(case: str, test: str | None = None):
     spec = STEP_CASES.set_index("case").loc[case]
     factors = words(spec.factors)
@@ -192,7 +189,7 @@ def _response(frame: pd.DataFrame, spec) -> np.ndarray:
     return y.to_numpy(dtype=float)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def add1_inputs(case: str):
     spec = ADD1_CASES.set_index("case").loc[case]
     frame = load_data(spec.data)

@@ -206,8 +206,8 @@ def test_tidy_options_are_keyword_only(ols_fit):
 
 def test_glance_columns(ols_fit, logit_fit):
     g = ols_fit.glance()
-    assert list(g.columns) == ["r.squared", "adj.r.squared", "sigma", "logLik", "AIC", "BIC", "df.residual", "nobs",
-                               "df.model", "tested", "selected", "method"]
+    assert list(g.columns) == ["r.squared", "adj.r.squared", "sigma", "statistic", "p.value", "df", "logLik", "AIC",
+                               "BIC", "deviance", "df.residual", "nobs", "df.model", "tested", "selected", "method"]
     assert g.loc[0, "adj.r.squared"] == pytest.approx(ols_fit.fit.rsquared_adj, rel=1e-12)
     assert g.loc[0, "AIC"] == ols_fit.aic and g.loc[0, "BIC"] == ols_fit.bic
     g = logit_fit.glance()
