@@ -259,3 +259,14 @@ def test_least_squares_summary_gives_both_aic_conventions():
             f"and BIC(), as fit.aic, fit.bic and glance() report them: {fit.aic:.6g} and {fit.bic:.6g}.") in text
     logit = sr.streamreg("diagnosis ~ stream(texture_mean, smoothness_mean)", ds.data, family="binomial")
     assert "AIC and BIC above" not in str(logit.summary())  # no dispersion: one convention
+
+
+def test_gamma_summary_gives_r_loglik_beside_statsmodels():
+    ds = sr.datasets.load("wdbc")
+    fam = sm.families.Gamma(link=sm.families.links.Log())
+    fit = sr.streamreg("area_mean ~ stream(*_se)", ds.data, family=fam, w0=0.05, alpha_delta=0.05)
+    assert abs(fit.fit.llf - fit.llf) > 1e-3  # Pearson against deviance / n
+    text = " ".join(str(fit.summary()).split())
+    assert (f"The Log-Likelihood above is statsmodels' (Pearson dispersion); R's logLik(), AIC() and BIC() "
+            f"(dispersion deviance / n), as fit.llf, fit.aic, fit.bic and glance() report them: {fit.llf:.6g}, "
+            f"{fit.aic:.6g} and {fit.bic:.6g}.") in text

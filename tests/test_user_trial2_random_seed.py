@@ -110,3 +110,18 @@ def test_select_gives_streams_of_one_length_their_own_random_orders():
     assert a != b
     again = sr.select(y, {"a": x[:, :4], "b": x[:, 4:]}, order="random", seed=5, w0=0.05, alpha_delta=0.05)
     pd.testing.assert_frame_equal(again.history, h)
+
+
+def test_sub_streams_of_one_item_get_their_own_random_orders():
+    from streamreg.streams.registry import ClassRequest
+
+    req = ClassRequest(function="clusters", text="clusters(x*, order='random')", args=["x*"],
+                       options={"order": "random", "seed": 5}, label="cl", n=10, _y=np.zeros(10))
+    values = np.random.default_rng(0).normal(size=(10, 6))
+    first, second = req.order(values, n=6, label="cl[1]"), req.order(values, n=6, label="cl[2]")
+    assert sorted(first) == sorted(second) == list(range(6))
+    assert list(first) != list(second)  # same size, same values: not the same permutation
+    again = ClassRequest(function="clusters", text="clusters(x*, order='random')", args=["x*"],
+                         options={"order": "random", "seed": 5}, label="cl", n=10, _y=np.zeros(10))
+    assert list(again.order(values, n=6, label="cl[1]")) == list(first)  # reproducible
+    assert list(again.order(values, n=6)) == list(np.random.default_rng(5).permutation(6))  # the item itself

@@ -84,6 +84,11 @@ def notes(res: StreamRegResults) -> list[str]:
         lines.append(f"AIC and BIC above are statsmodels' (the error variance is not counted as a parameter); "
                      f"R's AIC() and BIC(), as fit.aic, fit.bic and glance() report them: {res.aic:.6g} and "
                      f"{res.bic:.6g}.")
+    elif not hasattr(res.fit, "rsquared") and abs(float(res.fit.llf) - res.llf) > 1e-9 * max(1.0, abs(res.llf)):
+        # a GLM header whose log-likelihood plugs in statsmodels' Pearson dispersion (Gamma, inverse Gaussian)
+        lines.append(f"The Log-Likelihood above is statsmodels' (Pearson dispersion); R's logLik(), AIC() and "
+                     f"BIC() (dispersion deviance / n), as fit.llf, fit.aic, fit.bic and glance() report them: "
+                     f"{res.llf:.6g}, {res.aic:.6g} and {res.bic:.6g}.")
     for problem in getattr(res, "refit_warnings", []):
         lines.append(f"WARNING: {problem[0].upper()}{problem[1:]}.")
     return lines

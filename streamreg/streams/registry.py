@@ -38,7 +38,7 @@ from .generated import (
     transform_streams,
 )
 from .interactions import interaction_streams
-from .ordering import Order, candidate_order, order_uses_y, resolve_order
+from .ordering import Order, candidate_order, item_seed, order_uses_y, resolve_order
 
 __all__ = [
     "COLUMN_OPTIONS",
@@ -88,6 +88,8 @@ class ClassRequest:
     sources: Mapping[str, list[Stream]] = field(default_factory=dict)  # stream name -> streams
     default_sources: list[str] = field(default_factory=list)  # the stream() items' names
     evaluate: Callable[[str], tuple[np.ndarray, list[str]]] | None = None  # patsy coding of a term
+    #: sub-streams ordered so far (clusters, interaction kinds): each gets its own derived seed
+    _sub_orders: int = field(default=0, repr=False)
 
     @cached_property
     def values(self) -> np.ndarray:
@@ -107,10 +109,15 @@ class ClassRequest:
         ordered by the response (default: ``self.label``).
         """
         order = self.resolved_order()
+        seed = self.options.get("seed")
+        if label is not None and label != self.label:
+            # one of the item's several streams: a seed of its own, or clusters of one size
+            # would all get the same permutation
+            seed, self._sub_orders = item_seed(seed, self._sub_orders), self._sub_orders + 1
         label = self.label if label is None else label
         if order_uses_y(order):
             self.y_ordered.append(label)
-        return candidate_order(values, order, y=self._y, seed=self.options.get("seed"),
+        return candidate_order(values, order, y=self._y, seed=seed,
                                n=n if n is not None else len(self.columns), what=label)
 
 
