@@ -19,6 +19,15 @@ With a ``distributed`` client, the chunks after the current block are scored ahe
 against the same model (at most ``ahead`` blocks in flight), so the workers keep busy
 while the driver records decisions; an acceptance changes the model and the speculative
 results are dropped.  Without a client, each block is computed by the default scheduler.
+Each chunk is scored by one task that reads (or generates) its values and scores them; the
+values of blocks scored ahead are kept on the workers only while acceptances are frequent.
+
+Cost on small machines: with few cores the driver, the scheduler and the workers' event
+loops share the CPUs with the scoring (measured on 2 cores: about 15-25 ms of CPU per chunk
+task in all, for 70 ms of work), so fewer, wider chunks pay off, and so does turning off the
+workers' statistical profiler, which samples every task thread every 10 ms: set
+``distributed.worker.profile.enabled: False`` (or ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False``
+in the workers' environment) before starting the cluster.
 """
 from __future__ import annotations
 
@@ -38,6 +47,9 @@ GATHER_BYTES = 256 << 20
 #: a block above this size is not kept on the workers between rescores (regenerating or
 #: re-reading tall data is cheaper than holding it)
 KEEP_BYTES = 2 << 30
+#: blocks scored ahead are kept on the workers while acceptances come more often than once
+#: per this many chunks (see :meth:`DaskArrayStream.scores`)
+KEEP_AHEAD_CHUNKS = 20
 _ROWS = ("auto", "gather", "reduce")
 
 
@@ -181,9 +193,11 @@ class DaskArrayStream(Stream):
         self.position = 0
         self.ahead = ahead
         self._bounds = np.concatenate(([0], np.cumsum(self.darr.chunks[1])))
-        self._pending: dict[tuple[str, int, int], Any] = {}  # speculative scores in flight
-        self._model: tuple[str, Any, Any] | None = None  # the current model, cut like the rows
+        self._pending: dict[tuple[str, int, int], _Scores] = {}  # speculative scores in flight
         self._parts: dict[tuple[int, int], Any] = {}  # blocks kept on the workers while scored ahead
+        self._last_key: str | None = None  # the model of the last block scored
+        self._changes = 0  # model changes (acceptances) so far
+        self._model: tuple[str, Any, Any] | None = None  # the current model, cut like the rows
 
     def _next_block(self, k: int) -> TermBlock | None:
         start = self.position
@@ -216,42 +230,62 @@ class DaskArrayStream(Stream):
             block.darr, block._kept = ahead_part, True
         part = block.kept() if block.scored else block.darr
         block.scored = True
+        if self._last_key is not None and key != self._last_key:
+            self._changes += 1
+        self._last_key = key
         future = self._pending.pop((key, start, stop), None)
         # speculative scores against an older model, or of blocks already passed, are cancelled
         stale = [f for k, f in self._pending.items() if k[0] != key or k[1] < stop]
         if stale:
-            client.cancel(stale)
+            client.cancel([f for fs in stale for f in fs.futures])
         self._pending = {k: f for k, f in self._pending.items() if k[0] == key and k[1] >= stop}
         self._parts = {k: v for k, v in self._parts.items() if k[0] >= stop}
+        # keep the values of blocks scored ahead only while acceptances are frequent (more than
+        # one per KEEP_AHEAD_CHUNKS chunks so far): an acceptance voids the speculative scores, and
+        # kept values are rescored without being generated (or read) again; otherwise one task
+        # per chunk reads and scores it, and the values are read again only after an acceptance
+        keep = not self.by_rows and self._changes * KEEP_AHEAD_CHUNKS > np.searchsorted(self._bounds, stop)
         # blocks run in stream order: dask groups computations submitted within its fifo_timeout
         # into one generation and would otherwise run speculative blocks before the one the
         # driver waits for (higher priority runs first)
         if future is None:
-            future = client.compute(self._graph(part, q_and_target, row_weights, key), priority=-start)
-        # score the next blocks (chunk-aligned, as the driver will ask for them) meanwhile; their
-        # values are kept on the workers, so that an acceptance in one of them (fetching the
-        # column, rescoring the rest) reads them instead of generating them again
+            future = self._submit(client, part, q_and_target, row_weights, key, start)
+        # score the next blocks (chunk-aligned, as the driver will ask for them) meanwhile
         lo = stop
         for _ in range(self.ahead):
             if lo >= self.n_candidates:
                 break
             hi = self._chunk_end(lo + max(len(block), 1))
             if (key, lo, hi) not in self._pending:
-                self._pending[(key, lo, hi)] = client.compute(
-                    self._graph(self._ahead_part(client, lo, hi), q_and_target, row_weights, key), priority=-lo)
+                ahead = self._ahead_part(client, lo, hi) if keep else self.darr[:, lo:hi]
+                self._pending[(key, lo, hi)] = self._submit(client, ahead, q_and_target, row_weights, key, lo)
             lo = hi
-        return np.asarray(future.result())
+        return future.result()
 
     def _ahead_part(self, client: Any, lo: int, hi: int) -> Any:
-        """Columns ``lo:hi`` for a speculative score: kept on the workers when small enough."""
+        """Columns ``lo:hi`` for a speculative score, kept on the workers when small enough."""
         part = self._parts.get((lo, hi))
         if part is None:
             part = self.darr[:, lo:hi]
-            if self.by_rows or part.nbytes > KEEP_BYTES:
+            if part.nbytes > KEEP_BYTES:
                 return part
             part = client.persist(part, priority=-lo)
             self._parts[(lo, hi)] = part
         return part
+
+    def _submit(self, client: Any, part: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None,
+                key: str, start: int) -> _Scores:
+        """The scores of ``part`` computed on the workers: one task per chunk.
+
+        Each output chunk is a task of its own (the chunk's values, read or generated, fused
+        with :func:`chunk_scores`), gathered and joined here: no finalising task that
+        concatenates the chunks on a worker, no extra transfer.
+        """
+        graph = self._graph(part, q_and_target, row_weights, key)
+        if self.by_rows:  # sums over row chunks: dask's reductions finish on the workers
+            return _Scores([client.compute(graph, priority=-start)], by_column=False)
+        pieces = graph.to_delayed(optimize_graph=True).ravel().tolist()
+        return _Scores(client.compute(pieces, priority=-start), by_column=True)
 
     def _graph(self, part: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None, key: str) -> Any:
         if self.by_rows:
@@ -268,6 +302,19 @@ class DaskArrayStream(Stream):
             weights = None if row_weights is None else _cut_rows(row_weights, rows)
             self._model = (key, _cut_rows(q_and_target, rows), weights)
         return self._model[1], self._model[2]
+
+
+class _Scores:
+    """Scores of one block in flight on the workers: one future per output chunk."""
+
+    def __init__(self, futures: list[Any], by_column: bool):
+        self.futures, self.by_column = futures, by_column
+
+    def result(self) -> np.ndarray:
+        if not self.by_column:
+            return np.asarray(self.futures[0].result())
+        parts = self.futures[0].client.gather(self.futures)
+        return np.asarray(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1))
 
 
 def _cut_rows(values: np.ndarray, rows: tuple[int, ...]) -> Any:
