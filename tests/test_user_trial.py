@@ -270,3 +270,16 @@ def test_gamma_summary_gives_r_loglik_beside_statsmodels():
     assert (f"The Log-Likelihood above is statsmodels' (Pearson dispersion); R's logLik(), AIC() and BIC() "
             f"(dispersion deviance / n), as fit.llf, fit.aic, fit.bic and glance() report them: {fit.llf:.6g}, "
             f"{fit.aic:.6g} and {fit.bic:.6g}.") in text
+
+
+def test_summary_says_what_no_observations_counts_with_frequency_weights():
+    d = sr.datasets.load("wdbc").data
+    w = np.random.default_rng(0).integers(1, 3, len(d)).astype(float)
+    fit = sr.streamreg("radius_mean ~ stream(texture_mean, smoothness_mean)", d, freq_weights=w)
+    assert fit.fit.nobs == len(d) and fit.glance()["nobs"].iloc[0] == w.sum()
+    assert fit.fit.df_resid == w.sum() - len(fit.params)  # statsmodels' residual df counts observations
+    text = " ".join(str(fit.summary()).split())
+    assert (f"With freq_weights, No. Observations above counts the rows ({len(d)}); Df Residuals, BIC and "
+            f"glance()'s nobs count the observations they stand for, sum(freq_weights) = {w.sum():g}.") in text
+    plain = sr.streamreg("radius_mean ~ stream(texture_mean, smoothness_mean)", d)
+    assert "With freq_weights" not in str(plain.summary())

@@ -89,6 +89,12 @@ def notes(res: StreamRegResults) -> list[str]:
         lines.append(f"The Log-Likelihood above is statsmodels' (Pearson dispersion); R's logLik(), AIC() and "
                      f"BIC() (dispersion deviance / n), as fit.llf, fit.aic, fit.bic and glance() report them: "
                      f"{res.llf:.6g}, {res.aic:.6g} and {res.bic:.6g}.")
+    freq = np.asarray(getattr(res.fit.model, "freq_weights", 1.0), dtype=float)
+    if freq.ndim and not np.all(freq == 1.0):
+        # statsmodels' header counts rows; the residual df, BIC and glance() count observations
+        lines.append(f"With freq_weights, No. Observations above counts the rows ({int(res.fit.nobs)}); Df "
+                     f"Residuals, BIC and glance()'s nobs count the observations they stand for, "
+                     f"sum(freq_weights) = {float(freq.sum()):g}.")
     for problem in getattr(res, "refit_warnings", []):
         lines.append(f"WARNING: {problem[0].upper()}{problem[1:]}.")
     return lines
