@@ -271,8 +271,7 @@ def _check_writable(option: str, value: str) -> None:
         raise CLIError(f"{option} {value!r}: the directory {str(parent)!r} does not exist")
     existed = os.path.lexists(path)  # a dangling symlink counts: never unlink the user's link
     try:
-        with path.open("a", encoding="utf-8"):  # append: an existing file is left as it is
-            pass
+        path.open("a", encoding="utf-8").close()  # append: an existing file is left as it is
     except OSError as exc:
         raise CLIError(f"cannot write {option} {value!r}: {exc.strerror or exc}") from None
     if not existed:

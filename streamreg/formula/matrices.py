@@ -8,6 +8,7 @@ design of a refit on new data is rebuilt here from those strings.
 from __future__ import annotations
 
 import ast
+import contextlib
 import keyword
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -232,8 +233,6 @@ def _referenced_columns(rhs: str, frame: pd.DataFrame, wide: int = 1000) -> pd.D
     labels = frame.columns.tolist()
     keep = []
     for name in names:
-        try:
+        with contextlib.suppress(ValueError):  # a name that is no column (a function, say)
             keep.append(labels.index(name))  # a scan per name: no hash of every label
-        except ValueError:
-            pass
     return frame.iloc[:, sorted(keep)]

@@ -108,12 +108,8 @@ def _check_numeric_column(series: pd.Series, what: str) -> None:
     if kind in "mM" or isinstance(series.dtype, pd.DatetimeTZDtype):
         raise ValueError(f"{what} is a date or time ({series.dtype}); convert it to a number first, "
                          "e.g. days since a date: (d - d.min()).dt.days")
-    if kind == "O":
-        try:
-            series.to_numpy(dtype=float)
-            return
-        except (TypeError, ValueError):
-            pass
+    if kind == "O" and _converts_to_float(series):
+        return
     raise ValueError(f"{what} is not numeric (dtype {series.dtype}); array and DataFrame streams take numeric "
                      "columns: code factors as indicator columns (pd.get_dummies) or use streamreg() with a formula")
 
@@ -148,3 +144,12 @@ def known_length(stream: Stream) -> bool:
 
 def _is_iterable_stream(s: Any) -> bool:
     return isinstance(s, Iterable) and not isinstance(s, (str, bytes, np.ndarray, pd.DataFrame, Mapping))
+
+
+def _converts_to_float(series: pd.Series) -> bool:
+    """Whether an object column holds numbers only (e.g. Decimals or ints stored as objects)."""
+    try:
+        series.to_numpy(dtype=float)
+    except (TypeError, ValueError):
+        return False
+    return True
