@@ -320,9 +320,9 @@ def select(
         the results then say that the wealth guarantee does not hold).  Generators are
         always read in the order they yield.
     history : {"full", "none"}, default "full"
-        ``"none"`` keeps only the accepted and refused candidates' history rows (memory
-        flat on infinite streams; same decisions); see :func:`streamreg`.  Streamwise
-        policies only.
+        ``"none"`` keeps only the accepted and refused candidates' history rows, and
+        forgets rejected generator items' names after their block, so memory stays flat
+        on infinite streams (same decisions); see :func:`streamreg`.  Streamwise only.
     offset, exposure, freq_weights, var_weights : array, optional
         One value per observation, with statsmodels' meanings (see :func:`streamreg`); used
         in every candidate test and in the refit.
@@ -367,7 +367,7 @@ def select(
     # formula would silently use the wrong column
     reserved = {str(c): "a fixed column" for c in frame.columns[1:]}
     reserved[yname] = "the response"
-    stream_objs = as_streams(streams, n, reserved)
+    stream_objs = as_streams(streams, n, reserved, remember_items=opts.search.history == "full")
     y_ordered = apply_order(stream_objs, opts.order, yv, opts.seed)
     require_stopping_rule(opts, [s.name for s in stream_objs if not known_length(s)])
     fixed_values = fixed_x.to_numpy(dtype=float)

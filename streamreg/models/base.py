@@ -78,8 +78,19 @@ class CandidateBlock:
         return reduce_single_columns(q_and_target, row_weights[:, None] * self.values)
 
     def constant_columns(self) -> np.ndarray:
-        """Whether each column is constant (asked only when some term is collinear)."""
+        """Whether each column is constant."""
         return np.ptp(self.values, axis=0) == 0
+
+    def constant_terms(self, terms: np.ndarray) -> np.ndarray:
+        """Whether each of ``terms`` (positions) is constant, i.e. all its columns are.
+
+        Asked only of the collinear terms, so a stepwise search, whose selected terms stay
+        in their blocks as collinear candidates, does not pass over the whole block again.
+        """
+        widths = self.widths[terms]
+        cols = np.repeat(self.starts[terms] - np.cumsum(widths) + widths, widths) + np.arange(widths.sum())
+        const_cols = np.ptp(self.values[:, cols], axis=0) == 0 if self.values.shape[0] else np.ones(cols.size, bool)
+        return np.logical_and.reduceat(const_cols, np.cumsum(widths) - widths) if terms.size else const_cols
 
     def tail(self, start: int) -> CandidateBlock:
         """The terms from position ``start`` on (a view; cached norms are kept)."""
@@ -280,12 +291,9 @@ def equilibrate(values: np.ndarray) -> np.ndarray:
 def skip_codes(block: CandidateBlock, rank: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
     """Skip code per candidate from its rank after projection and the df left."""
     codes = np.zeros(len(block), dtype=np.int8)
-    codes[rank == 0] = COLLINEAR
-    if (rank == 0).any():
-        const_cols = block.constant_columns()
-        # a term is constant when all its columns are
-        const_terms = np.logical_and.reduceat(const_cols, block.starts) if len(block) else const_cols
-        codes[(rank == 0) & const_terms] = CONSTANT
+    collinear = np.flatnonzero(rank == 0)
+    if collinear.size:
+        codes[collinear] = np.where(block.constant_terms(collinear), CONSTANT, COLLINEAR)
     codes[(codes == TESTED) & (df_resid <= 0)] = NO_DF
     return codes
 

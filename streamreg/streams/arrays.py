@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..models.base import CandidateBlock
-from .base import NameRange, Stream, TermBlock
+from .base import AcceptedTerm, NameRange, Stream, TermBlock
 
 
 class MatrixStream(Stream):
@@ -71,35 +71,54 @@ class CandidateNames:
     ----------
     reserved : mapping, optional
         Names no candidate may take, and what they are ("the response", ...).
+    remember_items : bool, default True
+        Keep the names of generator items once their block is read.  ``False`` (a search
+        with ``history="none"``) keeps only the names claimed up front and those of
+        accepted terms (:meth:`keep`), so that memory stays flat on an infinite generator:
+        a repeated name is then refused within a block, against the response, the fixed
+        columns, the array and frame streams and the accepted terms, but not against a
+        rejected item of an earlier block, whose name is not kept anywhere.
     """
 
-    def __init__(self, reserved: Mapping[str, str] | None = None):
+    def __init__(self, reserved: Mapping[str, str] | None = None, *, remember_items: bool = True):
         self.reserved = dict(reserved or {})
+        self.remember_items = remember_items
         self._owner: dict[str, str] = {}
         self._ranges: list[tuple[NameRange, str]] = []
 
     def claim(self, label: str, stream: str) -> None:
-        """Take ``label`` for a candidate of ``stream``; ValueError if it is taken."""
+        """Take ``label`` for a candidate of ``stream`` (known in advance); ValueError if it is taken."""
+        self._check(label, stream, {})
+        self._owner[label] = stream
+
+    def claim_all(self, labels: list[str], stream: str) -> None:
+        """Take the names of one block of generator items; set operations when nothing clashes."""
+        new = dict.fromkeys(labels, stream)
+        if (len(new) != len(labels) or self._ranges or not self.reserved.keys().isdisjoint(new.keys())
+                or not self._owner.keys().isdisjoint(new.keys())):
+            block: dict[str, str] = {}
+            for label in labels:  # one at a time, for the message that names the clash
+                self._check(label, stream, block)
+                block[label] = stream
+        if self.remember_items:
+            self._owner.update(new)
+
+    def keep(self, label: str, stream: str) -> None:
+        """Remember an accepted term's name (already checked when its block was read)."""
+        self._owner[label] = stream
+
+    def _check(self, label: str, stream: str, block: Mapping[str, str]) -> None:
+        """ValueError if ``label`` is reserved, taken, or already in the current ``block``."""
         if label in self.reserved:
             raise ValueError(f"stream {stream!r}: candidate {label!r} has the name of {self.reserved[label]}; "
                              "rename one of them")
-        other = self._owner.get(label) or next((s for r, s in self._ranges if _in_range(label, r)), None)
+        other = (block.get(label) or self._owner.get(label)
+                 or next((s for r, s in self._ranges if _in_range(label, r)), None))
         if other == stream:
             raise ValueError(f"stream {stream!r}: duplicate candidate name {label!r}; candidate names must be unique")
         if other is not None:
             raise ValueError(f"duplicate candidate name {label!r} in streams {other!r} and {stream!r}; candidate "
                              "names must be unique across streams")
-        self._owner[label] = stream
-
-    def claim_all(self, labels: list[str], stream: str) -> None:
-        """:meth:`claim` for many labels at once; set operations when nothing clashes."""
-        new = dict.fromkeys(labels, stream)
-        if (len(new) != len(labels) or self._ranges or not self.reserved.keys().isdisjoint(new.keys())
-                or not self._owner.keys().isdisjoint(new.keys())):
-            for label in labels:  # one at a time, for the message that names the clash
-                self.claim(label, stream)
-            return
-        self._owner.update(new)
 
     def claim_range(self, names: NameRange, stream: str) -> None:
         """Take the generated names ``prefix0, prefix1, ...`` of an array stream."""
@@ -171,6 +190,7 @@ class IterableStream(Stream):
             names.append(label)
             cols.append(arr)
             widths.append(arr.shape[1])
+        self.names.claim_all(names, self.name)
         values = np.concatenate(cols, axis=1)
         return TermBlock(self.name, names, CandidateBlock(values, np.asarray(widths)))
 
@@ -212,6 +232,10 @@ class IterableStream(Stream):
         self.count += len(items)
         return TermBlock(self.name, labels, block)
 
+    def on_accept(self, term: AcceptedTerm) -> None:
+        if term.stream == self.name and not self.names.remember_items:
+            self.names.keep(term.name, self.name)  # a later item may not take an accepted term's name
+
     def _expected(self) -> str:
         return f"expected a (name, column) pair or a numeric column of length {self.n_obs}"
 
@@ -239,7 +263,6 @@ class IterableStream(Stream):
         if not np.isfinite(arr).all():  # caught here, before the scoring warns about it
             raise ValueError(f"stream {self.name!r}: candidate {label!r} contains NaN or infinite values; "
                              "drop or impute them before selection")
-        self.names.claim(label, self.name)
         return label, arr
 
 

@@ -128,6 +128,9 @@ class DaskBlock(CandidateBlock):
             self._constant = np.asarray((self.darr.max(axis=0) == self.darr.min(axis=0)).compute())
         return self._constant
 
+    def constant_terms(self, terms: np.ndarray) -> np.ndarray:
+        return self.constant_columns()[terms]  # single-column terms; known from the scores
+
     def nonfinite_columns(self) -> np.ndarray:
         return np.array([], dtype=int)  # non-finite values surface as non-finite statistics
 

@@ -17,13 +17,15 @@ from .base import NameRange, Stream
 from .dask_array import DaskArrayStream, is_dask_array
 
 
-def as_streams(streams: Any, n: int, reserved: Mapping[str, str] | None = None) -> list[Stream]:
+def as_streams(streams: Any, n: int, reserved: Mapping[str, str] | None = None, *,
+               remember_items: bool = True) -> list[Stream]:
     """A dict is named streams, a list several streams, anything else one stream.
 
     ``reserved`` maps names candidates may not take (the response, fixed columns) to what
     they are; array and DataFrame candidates are checked here, generator items as read.
+    ``remember_items=False`` (``history="none"``): see :class:`CandidateNames`.
     """
-    book = CandidateNames(reserved)  # shared: names must be unique across the streams
+    book = CandidateNames(reserved, remember_items=remember_items)  # shared: unique across the streams
     if streams is None:
         raise TypeError("streams must be an array, a DataFrame, an iterable of (name, column) pairs, "
                         "or a dict / list of them; got None")

@@ -138,3 +138,19 @@ def test_column_with_a_large_offset_is_a_candidate():
     cols = [0] + [int(t[1:]) for t in fit.selected_terms[1:]]
     ref = sm.OLS(y, sm.add_constant(np.column_stack([u] + [X[:, j] for j in cols[1:]]))).fit()
     np.testing.assert_allclose(fit.params["x0"] * 1e13, ref.params[1], rtol=1e-6)
+
+
+def test_constant_terms_of_a_few_terms_equal_the_whole_block_reduction():
+    from streamreg.models.base import CandidateBlock
+
+    rng = np.random.default_rng(4)
+    values = rng.normal(size=(6, 10))
+    values[:, [2, 5, 6, 9]] = [3.0, 1.0, -2.0, 0.0]  # terms (widths 1,2,1,3,2,1): cols 0|1,2|3|4,5,6|7,8|9
+    block = CandidateBlock(values, np.array([1, 2, 1, 3, 2, 1]))
+    whole = np.logical_and.reduceat(np.ptp(values, axis=0) == 0, block.starts)
+    for terms in ([0, 1, 2, 3, 4, 5], [1, 3], [5], [3, 5], []):
+        idx = np.array(terms, dtype=int)
+        np.testing.assert_array_equal(block.constant_terms(idx), whole[idx])
+    values[:, 4] = 7.0  # now term 3 (cols 4, 5, 6) is constant
+    block = CandidateBlock(values, np.array([1, 2, 1, 3, 2, 1]))
+    np.testing.assert_array_equal(block.constant_terms(np.array([1, 3, 5])), [False, True, True])

@@ -194,3 +194,63 @@ def test_infinite_generator_with_history_none():
     assert fit.selected_terms[0] == "signal" and fit.per_stream["tested"].sum() == 5000
     assert len(fit.history) == len(fit.selected)
     assert math.isfinite(float(fit.per_stream["final_wealth"].iloc[0]))
+
+
+# ---- generator names under history="none": checked within a block, not kept after it --------------------------
+
+def _items(x, names):
+    return ((name, x[:, j]) for j, name in enumerate(names))
+
+
+def test_history_none_forgets_rejected_generator_names_but_keeps_the_decisions():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(80, 60))
+    y = x[:, 3] + 0.3 * rng.normal(size=80)
+    names = [f"g{j}" for j in range(60)]
+    full = sr.select(y, _items(x, names), block_size=8, max_tests=math.inf)
+    none = sr.select(y, _items(x, names), block_size=8, max_tests=math.inf, history="none")
+    _same_decisions(full, none)
+    assert "g3" in none.selected_terms and none.search.n_tests == 60
+
+
+def test_history_none_keeps_no_rejected_name_in_the_book():
+    from streamreg.streams.arrays import CandidateNames, IterableStream
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(30, 40))
+    book = CandidateNames({"y": "the response"}, remember_items=False)
+    stream = IterableStream("s", _items(x, [f"g{j}" for j in range(40)]), 30, book)
+    while stream.take(16) is not None:
+        pass
+    assert book._owner == {}  # flat memory: nothing kept per item
+    kept = CandidateNames(remember_items=True)
+    stream = IterableStream("s", _items(x, [f"g{j}" for j in range(40)]), 30, kept)
+    while stream.take(16) is not None:
+        pass
+    assert len(kept._owner) == 40
+
+
+def test_history_none_still_refuses_a_repeat_within_a_block_and_the_response_name():
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(30, 6))
+    y = rng.normal(size=30)
+    with pytest.raises(ValueError, match="stream 'stream1': duplicate candidate name 'a'; candidate names must be unique"):
+        sr.select(y, _items(x, ["a", "b", "a", "c", "d", "e"]), max_tests=math.inf, history="none")
+    with pytest.raises(ValueError, match="candidate 'y' has the name of the response"):
+        sr.select(y, _items(x, ["a", "b", "y", "c", "d", "e"]), max_tests=math.inf, history="none")
+
+
+def test_history_none_refuses_an_accepted_terms_name_and_allows_a_rejected_one_across_blocks():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(100, 12))
+    y = 3 * x[:, 0] + 0.1 * rng.normal(size=100)
+    # block 1 holds "hit" (accepted) and "miss" (rejected); block 2 repeats both names
+    names = ["hit", "miss", "c2", "c3", "hit", "d5", "d6", "d7", "miss", "e9", "e10", "e11"]
+    with pytest.raises(ValueError, match="duplicate candidate name 'hit'"):
+        sr.select(y, _items(x, names), block_size=4, max_tests=math.inf, history="none", w0=0.5)
+    names[4] = "fresh"
+    fit = sr.select(y, _items(x, names), block_size=4, max_tests=math.inf, history="none", w0=0.5)
+    assert fit.selected_terms == ["hit"]  # the second "miss" was read and tested, not refused
+    assert fit.search.n_tests == 12
+    with pytest.raises(ValueError, match="duplicate candidate name 'miss'"):  # history="full" keeps every name
+        sr.select(y, _items(x, names), block_size=4, max_tests=math.inf, w0=0.5)
