@@ -27,9 +27,8 @@ from .held_out import (
     split_rows,
     with_level_problems,
 )
-from .models import ComparableState, GaussianState, GLMState, is_ols, make_state
-from .models.base import ObservationWeights
-from .models.robust import NONROBUST, RobustCov
+from .models import make_state
+from .models.robust import NONROBUST
 from .options import (
     check_options,
     check_response,
@@ -230,7 +229,8 @@ def streamreg(
     weights = observation_weights(opts.weights, n_rows, design.frame, positions)
     cov = cov_structure(opts, n_rows, design.frame, positions)
     fixed = design.fixed.to_numpy(dtype=float)
-    state = _make_state(design.y, fixed, fam, opts.test, weights, cov if opts.robust_tests else NONROBUST)
+    state = make_state(design.y, fixed, fam, opts.test, weights=weights, cov=cov if opts.robust_tests else NONROBUST,
+                       fixed_names=list(design.fixed.columns))
     search = searcher.run(state, design.streams, fixed=fixed, family=fam, options=opts.search)
     rhs = selected_rhs(design.parsed.fixed, search.accepted)  # the formula layer writes the selected terms
     train, y, validation = design.frame, design.y, None
@@ -249,17 +249,6 @@ def streamreg(
                                 formula=formula, success_level=design.success_level, n_dropped=design.n_dropped,
                                 y_ordered=tuple(design.y_ordered or ()), validation=validation)
     return with_level_problems(fit_selected(model, selection), level_problems)
-
-
-def _make_state(y: np.ndarray, fixed: np.ndarray, family: Any, test: str | None,
-                weights: ObservationWeights, cov: RobustCov = NONROBUST) -> ComparableState:
-    """:func:`~streamreg.models.make_state`, with the offset and weights when there are any and
-    the robust covariance of the candidate tests (Gaussian only: checked by the options)."""
-    if weights.empty and not cov.robust:
-        return make_state(y, fixed, family, test)
-    if is_ols(family):
-        return GaussianState(y, fixed, test=test or "t", weights=weights, cov=cov)
-    return GLMState(y, fixed, family, test=test or "score", weights=weights)
 
 
 def select(
@@ -371,7 +360,8 @@ def select(
     y_ordered = apply_order(stream_objs, opts.order, yv, opts.seed)
     require_stopping_rule(opts, [s.name for s in stream_objs if not known_length(s)])
     fixed_values = fixed_x.to_numpy(dtype=float)
-    state = _make_state(yv, fixed_values, fam, opts.test, weights, cov if opts.robust_tests else NONROBUST)
+    state = make_state(yv, fixed_values, fam, opts.test, weights=weights, cov=cov if opts.robust_tests else NONROBUST,
+                       fixed_names=list(fixed_x.columns))
     search = searcher.run(state, stream_objs, fixed=fixed_values, family=fam, options=opts.search)
     frame, names = _add_selected(search.accepted, frame, reserved)
     model = SelectedModel(rhs=" + ".join([fixed_rhs] + names), response_label=term_name(yname),

@@ -5,14 +5,17 @@ The drivers see a state only through :class:`~.protocol.ModelState` and
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import statsmodels.api as sm
 
+from .base import NO_WEIGHTS, ObservationWeights
 from .gaussian import GaussianState
 from .glm import GLMState
 from .protocol import ComparableState, ModelState
+from .robust import NONROBUST, RobustCov
 
 _FAMILIES = {
     "gaussian": sm.families.Gaussian,
@@ -47,14 +50,22 @@ def is_ols(family: Any) -> bool:
     return isinstance(family, sm.families.Gaussian) and isinstance(family.link, sm.families.links.Identity)
 
 
-def make_state(y: np.ndarray, fixed: np.ndarray, family: Any, test: str | None) -> ComparableState:
+def make_state(y: np.ndarray, fixed: np.ndarray, family: Any, test: str | None, *,
+               weights: ObservationWeights = NO_WEIGHTS, cov: RobustCov = NONROBUST,
+               fixed_names: Sequence[str] | None = None) -> ComparableState:
     """The model state for ``family``; ``test`` None picks the family's default.
 
     The one place that picks a backend: a new one (e.g. distributed) is chosen here.
+    ``weights``: offset, exposure and prior weights; ``cov``: the robust covariance of the
+    candidate tests (least squares only: the options check it); ``fixed_names``: the fixed
+    columns' names, for messages.
     """
     if is_ols(family):
-        return GaussianState(y, fixed, test=test or "t")
-    return GLMState(y, fixed, family, test=test or "score")
+        if weights.empty and not cov.robust:
+            return GaussianState(y, fixed, test=test or "t")
+        return GaussianState(y, fixed, test=test or "t", weights=weights, cov=cov)
+    return GLMState(y, fixed, family, test=test or "score", weights=None if weights.empty else weights,
+                    fixed_names=fixed_names)
 
 
 __all__ = ["ComparableState", "GLMState", "GaussianState", "ModelState", "is_ols", "make_state", "resolve_family"]

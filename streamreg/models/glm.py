@@ -41,7 +41,7 @@ from .base import (
     skip_codes,
 )
 from .distributions import CachedCritical, log_sf
-from .separation import mle_exists
+from .separation import mle_exists, one_outcome_indicators
 
 TESTS = ("score", "lr")
 _FIT_TOL = 1e-12
@@ -213,7 +213,7 @@ class GLMState:
     """
 
     def __init__(self, y: np.ndarray, fixed: np.ndarray, family: Any, *, test: str = "score",
-                 weights: ObservationWeights | None = None) -> None:
+                 weights: ObservationWeights | None = None, fixed_names: Sequence[str] | None = None) -> None:
         if test not in TESTS:
             raise ValueError(f"test must be one of {TESTS} for GLMs, got {test!r}")
         self.test = test
@@ -231,7 +231,7 @@ class GLMState:
         fit = fit_glm(self.y, self.x, family, weights=self._fit_weights)
         if fit.problem == SEPARATION:
             raise ValueError("the fixed terms alone separate the response: the maximum-likelihood estimate does "
-                             "not exist (exact LP test); remove the offending fixed terms")
+                             "not exist (exact LP test); " + _separation_hint(fixed, self.y, family, fixed_names))
         if fit.problem == INVALID_MEANS:
             raise ValueError(f"the GLM of the response on the fixed terms alone has fitted means outside the "
                              f"{type(family).__name__} family's range (e.g. negative means): no valid fit with "
@@ -361,3 +361,16 @@ class GLMState:
         """A new state on ``[fixed, *terms]``; ValueError when that model has no MLE."""
         x = np.column_stack([fixed, *terms])
         return GLMState(self.y, x, self.family, test=self.test, weights=self.weights)
+
+
+def _separation_hint(fixed: np.ndarray, y: np.ndarray, family: Any, names: Sequence[str] | None) -> str:
+    """What to do about fixed terms that separate the response, naming the culprits when a
+    0/1 column (a factor level) has one outcome only."""
+    pure = one_outcome_indicators(fixed, y, family).tolist()
+    if not pure:
+        return "remove the offending fixed terms"
+    labels = [repr(names[j]) if names is not None else f"column {j}" for j in pure]
+    shown = ", ".join(labels[:5]) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
+    outcome = "zero counts only" if isinstance(family, sm.families.Poisson) else "one outcome only"
+    return (f"{len(pure)} fixed 0/1 column(s) hold {outcome} ({shown}): a factor level seen with one outcome "
+            "has no finite coefficient; merge or drop such levels, or remove the term")

@@ -88,3 +88,34 @@ def mle_exists(x: np.ndarray, y: np.ndarray, family: Any) -> bool:
     if isinstance(family, sm.families.Poisson):
         return not is_separated(x, np.where(y > 0, 0.5, 0.0))
     return True
+
+
+def one_outcome_indicators(x: np.ndarray, y: np.ndarray, family: Any) -> np.ndarray:
+    """Positions of the 0/1 columns of ``x`` whose rows with a 1 all have a boundary response.
+
+    The usual reason why fixed terms alone separate the response: a factor level (or a
+    dummy) seen with one outcome only -- every ``y = 1`` (or every ``y = 0``) for a binomial
+    model, every count zero for a Poisson model.  Each such column is a sufficient cause of
+    separation; the linear programme above may also find others, made of several columns.
+
+    Examples
+    --------
+    >>> import numpy as np, statsmodels.api as sm
+    >>> x = np.column_stack([np.ones(6), [0, 0, 1, 1, 0, 0], [0, 0, 0, 0, 1, 1]])
+    >>> one_outcome_indicators(x, np.array([0, 1, 1, 1, 0, 1.]), sm.families.Binomial())
+    array([1])
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if isinstance(family, sm.families.Binomial):
+        low, high = y <= 0, y >= 1
+    elif isinstance(family, sm.families.Poisson):
+        low, high = y <= 0, np.zeros(len(y), dtype=bool)
+    else:
+        return np.array([], dtype=int)
+    ones = x == 1
+    indicator = ((x == 0) | ones).all(axis=0) & ones.any(axis=0) & ~ones.all(axis=0)
+    n_ones = ones.sum(axis=0)
+    pure = (ones & low[:, None]).sum(axis=0) == n_ones
+    pure |= (ones & high[:, None]).sum(axis=0) == n_ones
+    return np.flatnonzero(indicator & pure)

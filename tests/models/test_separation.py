@@ -65,3 +65,55 @@ def test_quasi_separating_candidate_is_refused_and_search_goes_on():
     h = fit.history.set_index("term")
     assert h.loc["x0", "status"].startswith("refused")
     assert {"x1", "x2"} <= set(fit.selected_terms)
+
+
+# ---- fixed terms that separate: the message names the factor levels seen with one outcome ----------------------
+
+def test_a_many_level_fixed_factor_names_its_one_outcome_levels():
+    import re
+    import warnings
+
+    cleve = sr.datasets.load("cleve").data
+    used = cleve.dropna()
+    # independent count: ages (other than the reference level) whose patients are all sick or all healthy
+    by_age = used.groupby("age", observed=True)["diagnosis"].nunique()
+    pure = [a for a in by_age.index[1:] if by_age[a] == 1]
+    assert len(pure) == 7
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # rows with missing values dropped
+        with pytest.raises(ValueError) as err:
+            sr.streamreg("diagnosis ~ C(age) + stream(*)", cleve, family="binomial")
+    text = str(err.value)
+    assert text.startswith("the fixed terms alone separate the response: the maximum-likelihood estimate does not "
+                           "exist (exact LP test); 7 fixed 0/1 column(s) hold one outcome only (")
+    shown = re.findall(r"'C\(age\)\[T\.([0-9.]+)\]'", text)
+    assert [float(a) for a in shown] == pure[:5] and text.endswith(
+        "and 2 more): a factor level seen with one outcome has no finite coefficient; merge or drop such levels, "
+        "or remove the term")
+
+
+def test_one_outcome_indicators_against_a_direct_count():
+    import statsmodels.api as sm
+
+    from streamreg.models.separation import one_outcome_indicators
+
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        n = 40
+        levels = rng.integers(0, 6, size=n)
+        x = np.column_stack([np.ones(n)] + [(levels == v).astype(float) for v in range(1, 6)] + [rng.normal(size=n)])
+        y = (rng.uniform(size=n) < rng.choice([0.1, 0.5, 0.9])).astype(float)
+        expect = [j for j in range(1, 6) if (levels == j).any() and len(set(y[levels == j])) == 1]
+        assert one_outcome_indicators(x, y, sm.families.Binomial()).tolist() == expect
+        counts = rng.poisson(0.4, size=n).astype(float)
+        expect = [j for j in range(1, 6) if (levels == j).any() and (counts[levels == j] == 0).all()]
+        assert one_outcome_indicators(x, counts, sm.families.Poisson()).tolist() == expect
+    assert one_outcome_indicators(x, y, sm.families.Gaussian()).size == 0
+
+
+def test_a_fixed_separation_without_a_one_outcome_column_keeps_the_general_advice():
+    # x < 0 gives y = 0 and x > 0 gives y = 1: separated by a continuous column, no 0/1 culprit
+    x = np.linspace(-1, 1, 30)
+    y = (x > 0).astype(float)
+    with pytest.raises(ValueError, match=r"exact LP test\); remove the offending fixed terms$"):
+        sr.select(y, np.random.default_rng(0).normal(size=(30, 4)), fixed=x, family="binomial")
