@@ -78,7 +78,7 @@ def test_a_weights_column_named_as_a_candidate_is_refused(capsys, tmp_path, csv)
     code = main(["y ~ stream(a, b, f)", "--data", str(csv), "--freq-weights", "f"])
     _, err = capsys.readouterr()
     assert code == 2
-    assert err.startswith("streamreg: stream(a, b, f): 'f' is taken (the response, a column of a fixed term, an "
+    assert err.startswith("streamreg: stream(a, b, f): 'f' is taken (the response, a fixed term on its own, an "
                           "offset or weights column, or a candidate of an earlier stream)")
 
 

@@ -18,7 +18,7 @@ from ..streams.dask_array import DaskArrayStream
 from .checks import column_classes
 from .classes import stream_label
 from .design import Design, build_design
-from .names import rhs_variables, variables
+from .names import bare_rhs_columns, rhs_variables, variables
 from .parse import FormulaError, ParsedFormula, check_nested, parse_formula
 from .resolve import resolve_stream
 
@@ -80,6 +80,7 @@ def build_dask_design(
         raise ValueError(f"{design.n_dropped} rows have missing values in {gathered}; rows of a Dask DataFrame are "
                          f"not dropped lazily: drop them first, e.g. data.dropna(subset={gathered})")
     taken = set(fixed_vars) | response_columns | set(roles)
+    transformed = set(fixed_vars) - bare_rhs_columns(parsed.fixed, colset) - response_columns - set(roles)
     numeric, dates = column_classes(meta)
     streams: list[Any] = []
     column_of: dict[str, str] = {}
@@ -87,7 +88,7 @@ def build_dask_design(
         if spec.options.get("order") is not None:
             raise FormulaError(f"{spec.text}: order= is not available with a Dask DataFrame (it would read every "
                                "candidate before the search); order the columns of the frame instead")
-        resolved = resolve_stream(spec, columns, colset, taken, meta, dates, numeric)
+        resolved = resolve_stream(spec, columns, colset, taken, meta, dates, numeric, transformed)
         if resolved.positions is None or resolved.columns is None or resolved.names is None:
             raise FormulaError(f"{spec.text}: with a Dask DataFrame, streams take numeric columns only (no factors "
                                "or expressions); code them as numeric columns first")

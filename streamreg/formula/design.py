@@ -47,6 +47,7 @@ from .matrices import check_fixed, design_matrix, evaluate_term, fixed_matrix
 from .names import (
     _as_slice,
     _column_names,
+    bare_rhs_columns,
     rhs_variables,
     term_name,
     unknown_names,
@@ -208,6 +209,8 @@ def build_design(
             raise FormulaError(f"{c!r} is not a column of the data")
         refuse_dates(data[c], f"column {c!r}")
     taken |= set(roles)
+    # columns the fixed terms use only transformed (np.log(x)): a stream may still name them
+    transformed = fixed_vars - bare_rhs_columns(parsed.fixed, colset) - {resp_col} - set(roles)
 
     # a stream() item's Resolved candidates, or the matched columns of a column class
     stream_cands: list[tuple[StreamSpec, Resolved | list[str]]] = []
@@ -219,7 +222,7 @@ def build_design(
         spec = with_default_seed(spec, seed, position)
         cands: Resolved | list[str]
         if spec.function == "stream":
-            cands = resolve_stream(spec, columns, colset, taken, data, data_dates, data_numeric)
+            cands = resolve_stream(spec, columns, colset, taken, data, data_dates, data_numeric, transformed)
             if cands.positions is not None:
                 used_mask[cands.positions] = True
             for cand in cands:

@@ -207,6 +207,36 @@ def rhs_variables(rhs: str, columns: NameSet) -> set[str]:
     return found
 
 
+def bare_rhs_columns(rhs: str, columns: NameSet) -> set[str]:
+    """Data columns that are fixed terms on their own: ``x``, ``Q("x y")`` or ``C(x, ...)``.
+
+    A column the fixed terms use only through a transformation or an interaction
+    (``np.log(x)``, ``I(x**2)``, ``x:z``) is not bare: ``x`` may still be named as a
+    candidate, as R's ``add1`` tests ``x`` beside ``log(x)``.
+
+    Examples
+    --------
+    >>> sorted(bare_rhs_columns("1 + a + C(g) + np.log(x) + a:z", {"a", "g", "x", "z"}))
+    ['a', 'g']
+    """
+    try:
+        desc = patsy.ModelDesc.from_formula("0 + " + rhs if rhs.strip() else "0")
+    except patsy.PatsyError as exc:
+        raise FormulaError(f"patsy cannot read the fixed terms {rhs!r}: {exc}") from None
+    bare = set()
+    for term in desc.rhs_termlist:
+        if len(term.factors) != 1:
+            continue
+        code = term.factors[0].name()
+        node = ast.parse(code, mode="eval").body
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "C" and node.args:
+            code = ast.unparse(node.args[0])
+        found = variables(code, columns)
+        if len(found) == 1 and (code in columns or code.startswith("Q(")):
+            bare |= found
+    return bare
+
+
 def term_labels(expression: str) -> list[str]:
     """patsy's names of the terms of ``expression`` (spacing normalised), intercept left out;
     ``[expression]`` when patsy cannot read it.

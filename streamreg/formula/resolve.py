@@ -37,22 +37,29 @@ def _position(columns: list[str], colset: Container[str], name: str) -> int | No
 
 
 def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _ColumnNames, taken: set[str], data: pd.DataFrame,
-                   date_columns: np.ndarray, numeric_columns: np.ndarray) -> Resolved:
-    """The candidates of a ``stream()``: globs matched and dtypes checked once, not per column."""
+                   date_columns: np.ndarray, numeric_columns: np.ndarray, transformed: Container[str] = ()) -> Resolved:
+    """The candidates of a ``stream()``: globs matched and dtypes checked once, not per column.
+
+    Globs skip every ``taken`` column; a column named on its own is refused when taken,
+    unless the fixed terms use it only through a transformation (``transformed``).
+    """
     excl = spec.options.get("exclude") or []
     if isinstance(excl, str):
         excl = [excl]
     ncol = len(columns)
     blocked = np.zeros(ncol, dtype=bool)  # the response, fixed and excluded columns
     offered = np.zeros(ncol, dtype=bool)  # columns offered by an earlier glob
+    in_model = np.zeros(ncol, dtype=bool)  # columns a name may not ask for
     for c in taken:
         j = _position(columns, colset, c)
         if j is not None:
             blocked[j] = True
-    in_model = blocked.copy()
+            in_model[j] = c not in transformed
     table = _NameTable(columns)
+    excluded = np.zeros(ncol, dtype=bool)
     for e in excl:
-        blocked |= table.glob(e)
+        excluded |= table.glob(e)
+    blocked |= excluded
     seen_terms: set[str] = set()
     items: list = []  # ("columns", positions, names) or ("candidate", Candidate)
     plain = True
@@ -76,14 +83,14 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _Col
             hint = "" if pattern else " (no column has that name)"
             raise FormulaError(f"{spec.text}: {arg!r} matches no column of the data{hint}")
         if not pattern and (mask & in_model).any():  # a glob skips such columns; a name asks for one
-            raise FormulaError(f"{spec.text}: {arg!r} is taken (the response, a column of a fixed term, an offset "
+            raise FormulaError(f"{spec.text}: {arg!r} is taken (the response, a fixed term on its own, an offset "
                                "or weights column, or a candidate of an earlier stream), so it cannot be a "
                                "candidate here; remove it from the stream")
         for t in seen_terms:
             j = _position(columns, colset, t)
             if j is not None:
                 mask[j] = False
-        free = np.flatnonzero(mask & ~blocked & ~offered)
+        free = np.flatnonzero(mask & ~(blocked if pattern else in_model | excluded) & ~offered)
         if not len(free):
             continue
         names = table.names(free)

@@ -67,7 +67,7 @@ def test_parse_splits_fixed_and_streams():
         ("nosuch ~ stream(x*)", "is not a column of the data"),
         ("y ~ stream()", "needs at least one column glob"),
         ("y ~ stream(x1) + stream(x1)", "two streams are called"),
-        ("y ~ x1 + stream(x1)", "'x1' is taken (the response, a column of a fixed term"),
+        ("y ~ x1 + stream(x1)", "'x1' is taken (the response, a fixed term on its own"),
         ("y ~ x1 + stream(x1*)", "no candidates left"),
     ],
 )
@@ -181,3 +181,28 @@ def test_quasi_separation_is_refused():
     refused = fit.history["status"].astype(str).str.startswith("refused")
     assert 0 < refused.sum() < 20
     assert {"x0", "x1"} <= set(fit.selected_terms)
+
+
+def test_a_column_the_fixed_terms_only_transform_may_be_named_as_a_candidate():
+    # R's add1(lm(chol ~ log(age)), ~ . + age) tests age beside log(age); so does stream(age)
+    import statsmodels.formula.api as smf
+
+    from streamreg.formula.names import bare_rhs_columns
+
+    rng = np.random.default_rng(11)
+    d = pd.DataFrame({"age": rng.uniform(30, 80, size=60), "z": rng.normal(size=60)})
+    d["chol"] = 200 + 0.8 * d.age - 40 * np.log(d.age) + 5 * rng.normal(size=60)
+    fit = sr.streamreg("chol ~ np.log(age) + stream(age, z)", d, w0=0.5)
+    small, big = smf.ols("chol ~ np.log(age)", d).fit(), smf.ols("chol ~ np.log(age) + age", d).fit()
+    f_value, p_value, _ = big.compare_f_test(small)
+    first = fit.history.iloc[0]
+    assert first["term"] == "age"
+    assert abs(first["statistic"] - f_value) <= 1e-8 * f_value and abs(first["pvalue"] - p_value) <= 1e-8 * p_value
+    # a glob still skips it; a bare fixed term, C(), Q() or the response stays refused by name
+    assert "age" not in sr.streamreg("chol ~ np.log(age) + stream(*)", d).history["term"].tolist()
+    for formula in ("chol ~ age + stream(age)", "chol ~ C(age) + stream(age)", "chol ~ Q('age') + stream(age)",
+                    "chol ~ np.log(age) + stream(chol)"):
+        with pytest.raises(FormulaError, match="is taken"):
+            sr.streamreg(formula, d)
+    assert bare_rhs_columns("1 + a + C(g, Sum) + Q('b c') + np.log(x) + a:z + I(z**2)",
+                            {"a", "g", "b c", "x", "z"}) == {"a", "g", "b c"}

@@ -18,14 +18,19 @@ def data() -> pd.DataFrame:
 
 
 @pytest.mark.parametrize(("formula", "name"), [("y ~ stream(y, x1)", "y"), ("y ~ age + stream(age, x1)", "age"),
-                                               ("y ~ np.log(age + 5) + stream(x1, age)", "age")])
+                                               ("y ~ C(age) + stream(x1, age)", "age")])
 def test_a_named_column_of_the_model_is_refused(data, formula, name):
     before = data.copy(deep=True)
-    with pytest.raises(FormulaError, match=rf"^stream\([^)]*\): '{name}' is taken \(the response, a column of a "
-                       r"fixed term, an offset or weights column, or a candidate of an earlier stream\), so it "
+    with pytest.raises(FormulaError, match=rf"^stream\([^)]*\): '{name}' is taken \(the response, a fixed term on "
+                       r"its own, an offset or weights column, or a candidate of an earlier stream\), so it "
                        r"cannot be a candidate here; remove it from the stream$"):
         sr.streamreg(formula, data)
     pd.testing.assert_frame_equal(data, before)
+
+
+def test_a_column_the_fixed_terms_only_transform_is_offered_when_named(data):
+    fit = sr.streamreg("y ~ np.log(age + 5) + stream(x1, age)", data, w0=0.05, alpha_delta=0.05)
+    assert fit.history["term"].tolist()[:2] == ["x1", "age"]
 
 
 def test_a_weights_column_named_in_a_stream_is_refused(data):
@@ -38,3 +43,13 @@ def test_a_glob_skips_the_model_columns(data):
     fit = sr.streamreg("y ~ age + stream(*)", data, w0=0.05, alpha_delta=0.05)
     assert set(fit.history["term"]) == {"x1", "x2"}
     assert fit.selected_terms == ["x1"]
+
+
+def test_the_dask_frame_path_offers_a_transformed_column_too(data):
+    dd = pytest.importorskip("dask.dataframe")
+    ddf = dd.from_pandas(data, npartitions=2)
+    here = sr.streamreg("y ~ np.log(age + 5) + stream(x1, age)", data, w0=0.05, alpha_delta=0.05)
+    there = sr.streamreg("y ~ np.log(age + 5) + stream(x1, age)", ddf, w0=0.05, alpha_delta=0.05)
+    assert there.history["term"].tolist() == here.history["term"].tolist()
+    np.testing.assert_allclose(there.history["statistic"], here.history["statistic"], rtol=1e-10)
+    assert there.selected_terms == here.selected_terms
