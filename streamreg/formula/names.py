@@ -196,15 +196,19 @@ def variables(expression: str, columns: NameSet) -> set[str]:
 
 def rhs_variables(rhs: str, columns: NameSet) -> set[str]:
     """Data columns the patsy right-hand side ``rhs`` refers to."""
-    try:
-        desc = patsy.ModelDesc.from_formula("0 + " + rhs if rhs.strip() else "0")
-    except patsy.PatsyError as exc:
-        raise FormulaError(f"patsy cannot read the fixed terms {rhs!r}: {exc}") from None
     found = set()
-    for term in desc.rhs_termlist:
+    for term in _fixed_terms(rhs):
         for factor in term.factors:
             found |= variables(factor.name(), columns)
     return found
+
+
+def _fixed_terms(rhs: str) -> list[patsy.Term]:
+    """patsy's terms of the fixed right-hand side ``rhs``; a FormulaError when it cannot read it."""
+    try:
+        return list(patsy.ModelDesc.from_formula("0 + " + rhs if rhs.strip() else "0").rhs_termlist)
+    except patsy.PatsyError as exc:
+        raise FormulaError(f"patsy cannot read the fixed terms {rhs!r}: {exc}") from None
 
 
 def bare_rhs_columns(rhs: str, columns: NameSet) -> set[str]:
@@ -219,12 +223,8 @@ def bare_rhs_columns(rhs: str, columns: NameSet) -> set[str]:
     >>> sorted(bare_rhs_columns("1 + a + C(g) + np.log(x) + a:z", {"a", "g", "x", "z"}))
     ['a', 'g']
     """
-    try:
-        desc = patsy.ModelDesc.from_formula("0 + " + rhs if rhs.strip() else "0")
-    except patsy.PatsyError as exc:
-        raise FormulaError(f"patsy cannot read the fixed terms {rhs!r}: {exc}") from None
     bare = set()
-    for term in desc.rhs_termlist:
+    for term in _fixed_terms(rhs):
         if len(term.factors) != 1:
             continue
         code = term.factors[0].name()
