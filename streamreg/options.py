@@ -108,7 +108,7 @@ class SearchOptions:
         checked = {
             "block_size": check_count("block_size", self.block_size, allow_none=False),
             "max_tests": check_count("max_tests", self.max_tests, minimum=0, allow_inf=True),
-            "max_selected": check_count("max_selected", self.max_selected, allow_inf=True),
+            "max_selected": check_count("max_selected", self.max_selected, minimum=0, allow_inf=True),
             "time_budget": _check_time_budget(self.time_budget),
             "verbose": _check_verbose(self.verbose),
             "history": _check_history(self.history),

@@ -81,8 +81,8 @@ STREAMREG_OPTIONS = [
      "block_size must be a positive integer"),
     ("max-tests-negative", lambda c: sr.streamreg(F, c.df, max_tests=-1), ValueError, "max_tests must be an integer >= 0"),
     ("max-tests-float", lambda c: sr.streamreg(F, c.df, max_tests=2.5), TypeError, "max_tests must be an integer"),
-    ("max-selected-zero", lambda c: sr.streamreg(F, c.df, max_selected=0), ValueError,
-     "max_selected must be a positive integer"),
+    ("max-selected-negative", lambda c: sr.streamreg(F, c.df, max_selected=-1), ValueError,
+     "max_selected must be an integer >= 0"),
     ("time-budget-negative", lambda c: sr.streamreg(F, c.df, time_budget=-1), ValueError,
      "time_budget must be a positive number"),
     ("time-budget-string", lambda c: sr.streamreg(F, c.df, time_budget="10"), TypeError,
@@ -330,8 +330,11 @@ def test_one_level_factor_candidate_is_skipped_as_constant(ctx):
     assert fit.selected_terms == ["x1"]
 
 
-def test_max_tests_zero_fits_the_fixed_terms_only(ctx):
-    assert sr.select(ctx.y, ctx.x, max_tests=0).selected_terms == []
+@pytest.mark.parametrize("method", ["alpha-investing", "lord++", "stepwise-bic"])
+@pytest.mark.parametrize("option", ["max_tests", "max_selected"])
+def test_a_zero_stopping_rule_fits_the_fixed_terms_only(ctx, option, method):
+    fit = sr.select(ctx.y, ctx.x, method=method, **{option: 0})
+    assert fit.selected_terms == [] and fit.search.n_tests == 0 and fit.search.stopped_by == option
 
 
 # -- nothing the user passed is modified ------------------------------------------------------

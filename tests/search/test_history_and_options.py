@@ -63,7 +63,7 @@ def test_search_options_are_frozen_and_normalised():
     with pytest.raises(dataclasses.FrozenInstanceError):
         opts.block_size = 1  # type: ignore[misc]
     for bad, exc, msg in [({"max_tests": -1}, ValueError, "max_tests must be an integer >= 0"),
-                          ({"max_selected": 2.5}, TypeError, "max_selected must be a positive integer"),
+                          ({"max_selected": 2.5}, TypeError, "max_selected must be an integer >= 0"),
                           ({"time_budget": 0}, ValueError, "time_budget must be a positive number"),
                           ({"verbose": "yes"}, TypeError, "verbose must be True, False"),
                           ({"history": "some"}, ValueError, "history must be 'full' or 'none'"),
