@@ -44,7 +44,7 @@ def selection_summary2(res: StreamRegResults, *, alpha: float = 0.05, float_form
     facts = pd.DataFrame(selection_facts(res))
     streams = pd.DataFrame(stream_rows(res), columns=["stream", "tested", "selected", "final wealth"])
     paragraphs = notes(res)
-    if estimates_dispersion(res.family):
+    if estimates_dispersion(res.family) and not any("AIC()" in p for p in paragraphs):  # once, not twice
         paragraphs.append(f"AIC and BIC above are statsmodels' and do not count the dispersion; counted as R's AIC() "
                           f"and BIC() count it (fit.aic, fit.bic): {res.aic:.4f} and {res.bic:.4f}.")
     lines = pd.DataFrame([line for note in paragraphs for line in textwrap.wrap(note, width=width)])

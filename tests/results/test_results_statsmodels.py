@@ -146,7 +146,10 @@ def test_summary2_has_the_selection_block(ols_fit, logit_fit):
         assert text.index("Selection method:") < text.index("Coef.")
         assert "<table" in s.as_html() and "\\begin{tabular}" in s.as_latex()
     text = " ".join(ols_fit.summary2().as_text().split())
-    assert f"count it (fit.aic, fit.bic): {ols_fit.aic:.4f} and {ols_fit.bic:.4f}" in text
+    # the note on R's AIC appears once (a user found it twice, in two wordings)
+    assert text.count("AIC and BIC above are statsmodels'") == 1
+    assert f"R's AIC() and BIC(), as fit.aic, fit.bic and glance() report them: {ols_fit.aic:.6g} and " \
+           f"{ols_fit.bic:.6g}" in text
     assert "(fit.aic, fit.bic)" not in logit_fit.summary2().as_text()  # no dispersion: the table's are R's
     with pytest.raises(ValueError, match="alpha must be a number between 0 and 1"):
         ols_fit.summary2(alpha=5)
@@ -317,3 +320,15 @@ def test_results_still_pickle_with_the_new_methods(ols_fit, logit_fit, data):
     pd.testing.assert_frame_equal(back.augment(), logit_fit.augment())
     pd.testing.assert_frame_equal(back.tidy(), logit_fit.tidy())
     pd.testing.assert_frame_equal(back.glance(), logit_fit.glance())
+
+
+@pytest.mark.parametrize("family", ["gaussian", "gamma"])
+def test_summary2_states_r_criteria_once(family):
+    import warnings
+
+    wpbc = sr.datasets.load("wpbc").data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # rows with missing values dropped
+        fit = sr.streamreg("time ~ stream(*_mean)", wpbc, family=family)
+    text = " ".join(fit.summary2().as_text().split())
+    assert text.count(f"{fit.aic:.6g}") + text.count(f"{fit.aic:.4f}") == 1  # R's AIC, stated in one note
