@@ -206,7 +206,8 @@ def null_deviance(fit: Any, family: Any, intercept: bool) -> tuple[float, int]:
 
     With an intercept the null model is the intercept alone (statsmodels' ``null_deviance``);
     without one it is the offset alone, ``mu = g^{-1}(offset)`` (``eta = 0`` without an
-    offset), as R's ``glm.fit`` defines it.
+    offset), as R's ``glm.fit`` defines it.  ``df.null`` counts observations as
+    ``df.residual`` does: ``sum(freq_weights)`` with frequency weights.
 
     Parameters
     ----------
@@ -230,7 +231,7 @@ def null_deviance(fit: Any, family: Any, intercept: bool) -> tuple[float, int]:
     (True, 6)
     """
     model = fit.model
-    n = int(fit.nobs)
+    n = round(observations(fit))  # sum(freq_weights), as df.residual counts them
     if intercept:
         return float(fit.null_deviance), n - 1
     mu = family.link.inverse(linear_offset(fit))

@@ -470,3 +470,16 @@ def test_glance_of_least_squares_with_an_offset_and_no_intercept():
     r = d.y - fit.fit.fittedvalues
     r2 = np.sum(f**2) / (np.sum(f**2) + np.sum(r**2))
     np.testing.assert_allclose([g["r.squared"], g["adj.r.squared"]], [r2, 1 - (1 - r2) * 40 / 39], rtol=1e-12)
+
+
+def test_frequency_weights_df_null_counts_observations_as_the_expanded_data_do():
+    # a user found df.null counting rows (39) beside df.residual counting observations
+    fit, _ = freq_fits("poisson_freq_exposure")
+    d = freq_data()
+    long = d.loc[d.index.repeat(d["f"].astype(int))]
+    expanded = sm.GLM(long["count"], sm.add_constant(long[["x1", "x2"]]), family=sm.families.Poisson(),
+                      exposure=long["e"]).fit(tol=1e-12)
+    g = fit.glance().iloc[0]
+    assert g["df.null"] == expanded.nobs - 1 == d["f"].sum() - 1
+    assert g["df.null"] - g["df.residual"] == 2  # x1 and x2 beside the intercept
+    np.testing.assert_allclose(g["null.deviance"], expanded.null_deviance, rtol=1e-10)
