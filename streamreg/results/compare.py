@@ -7,10 +7,10 @@ Plain statsmodels results sit beside streamreg results with their selection rows
 
 The coefficients come from each fit's statsmodels results.  The fit statistics of a streamreg
 result are its own (R's ``logLik()``, ``AIC()``, ``BIC()`` and ``summary.lm`` R-squared, as
-``.llf``, ``.aic``, ``.bic`` and ``glance()``); those of a plain statsmodels result are
-statsmodels'; a note says which is which whenever a fit estimates a dispersion, where the two
-conventions differ.  statsmodels' ``SimpleTable`` lays the table out as text, HTML and booktabs
-LaTeX (cells escaped by :mod:`streamreg.results.latex`).
+``.llf``, ``.aic``, ``.bic`` and ``glance()``), and so are those computed for a plain statsmodels
+least-squares or GLM result: one convention per row.  A note says so whenever a fit estimates
+a dispersion, where statsmodels' own ``.aic`` differs.  statsmodels' ``SimpleTable`` lays the
+table out as text, HTML and booktabs LaTeX (cells escaped by :mod:`streamreg.results.latex`).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from statsmodels.iolib.table import SimpleTable
 
 from ..formula.names import has_intercept
 from ..models import is_ols
-from .compare_notes import covariance_note, criteria_notes, method_label
+from .compare_notes import covariance_note, criteria_notes, method_label, r_family
 from .fitstats import information_criteria, r_squared
 from .latex import latex_escape, latex_tabular
 from .results import StreamRegResults
@@ -116,8 +116,8 @@ class ComparisonTable:
     statistics : DataFrame
         Observations, log-likelihood, AIC, BIC, deviance (GLMs) and R-squared (least
         squares), one column per fit; NaN where a fit has no such statistic.  R's for a
-        streamreg result (its ``.llf``, ``.aic``, ``.bic`` and ``glance()``), statsmodels'
-        for a plain statsmodels result.
+        streamreg result (its ``.llf``, ``.aic``, ``.bic`` and ``glance()``) and for a plain
+        statsmodels least-squares or GLM result; statsmodels' own for other models.
     selection : DataFrame
         Method, tested, selected, refused and guarantee of each streamreg fit (empty strings
         for plain statsmodels results).
@@ -382,13 +382,19 @@ def _fit_statistics(fit: Any) -> pd.Series:
     """Observations, log-likelihood, AIC, BIC, deviance and R-squared of one fit.
 
     A streamreg result's are its own, R's (``.llf``, ``.aic``, ``.bic``, ``glance()``'s
-    ``r.squared``); a statsmodels result's are statsmodels'.
+    ``r.squared``); a plain statsmodels least-squares or GLM result's are R's too, computed
+    from it; other statsmodels models keep their own.
     """
     result = _statsmodels(fit)
+    family = fit.family if isinstance(fit, StreamRegResults) else r_family(result)
     if isinstance(fit, StreamRegResults):
         ic = information_criteria(result, fit.family)
         llf, aic, bic = ic.llf, ic.aic, ic.bic
         r2 = r_squared(result, has_intercept(fit._rhs))[0] if is_ols(fit.family) else np.nan
+    elif family is not None:  # least squares or a GLM: R's criteria, as the streamreg columns show them
+        ic = information_criteria(result, family)
+        llf, aic, bic = ic.llf, ic.aic, ic.bic
+        r2 = float(getattr(result, "rsquared", np.nan))
     else:
         llf, aic = float(result.llf), float(result.aic)
         bic = float(result.bic_llf if hasattr(result, "bic_llf") else result.bic)  # GLM's .bic is deviance-based

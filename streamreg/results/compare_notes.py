@@ -1,8 +1,8 @@
 """The notes under :func:`~streamreg.results.compare.compare`'s table that depend on the fits.
 
-Whose log-likelihood, AIC and BIC each column shows (R's for streamreg results, statsmodels'
-for plain statsmodels results, which differ when a dispersion is estimated), which fits have
-robust standard errors, and the method of each fit in a word.
+Whose log-likelihood, AIC and BIC each column shows (R's, for streamreg results and plain
+statsmodels least-squares and GLM results alike; statsmodels' own for other models), which
+fits have robust standard errors, and the method of each fit in a word.
 """
 from __future__ import annotations
 
@@ -18,39 +18,44 @@ if TYPE_CHECKING:
     from .results import StreamRegResults
 
 
-def _statsmodels_estimates_dispersion(result: Any) -> bool:
-    """Whether a plain statsmodels result estimates a dispersion (where its AIC is not R's)."""
+def r_family(result: Any) -> Any | None:
+    """The family whose R criteria a plain statsmodels result has: a GLM's, Gaussian for least
+    squares (OLS, WLS), None for other models (their own criteria are then shown)."""
     model = getattr(result, "model", None)
     if isinstance(model, sm.GLM):
-        return estimates_dispersion(model.family)
-    return isinstance(getattr(result, "_results", result), RegressionResults)  # OLS, WLS, GLS: sigma
+        return model.family
+    if isinstance(getattr(result, "_results", result), RegressionResults):
+        return sm.families.Gaussian()
+    return None
 
 
 def criteria_notes(names: list[str], streamreg_fits: list[StreamRegResults | None], results: list[Any]) -> list[str]:
     """Whose conventions the log-likelihood, AIC and BIC follow, when a fit estimates a dispersion.
 
-    R and statsmodels agree for binomial and Poisson fits; with a dispersion statsmodels does not
-    count it as a parameter, and for GLMs plugs the Pearson estimate into the log-likelihood.
+    Every streamreg fit and every plain statsmodels least-squares or GLM result shows R's
+    criteria (one convention per row); R and statsmodels agree for binomial and Poisson fits,
+    while with a dispersion statsmodels does not count it as a parameter and, for GLMs, plugs
+    the Pearson estimate into the log-likelihood.  Other statsmodels models keep their own.
     """
-    dispersion = [estimates_dispersion(f.family) if f is not None else _statsmodels_estimates_dispersion(r)
-                  for f, r in zip(streamreg_fits, results)]
-    if not any(dispersion):
+    families = [f.family if f is not None else r_family(r) for f, r in zip(streamreg_fits, results)]
+    if not any(fam is not None and estimates_dispersion(fam) for fam in families):
         return []
-    ours = [n for n, f in zip(names, streamreg_fits) if f is not None]
-    theirs = [n for n, f in zip(names, streamreg_fits) if f is None]
+    ours = [n for n, fam in zip(names, families) if fam is not None]
+    theirs = [n for n, fam in zip(names, families) if fam is None]
 
     def which(group: list[str]) -> str:
         return "every fit" if len(group) == len(names) else ", ".join(group)
 
     notes = []
     if ours:
+        plain = [n for n, f, fam in zip(names, streamreg_fits, families) if f is None and fam is not None]
+        computed = (f" ({', '.join(plain)}: computed from the statsmodels result, whose own .aic and .bic do not "
+                    "count the dispersion)") if plain else ""
         notes.append(f"Log-likelihood, AIC and BIC of {which(ours)}: R's logLik(), AIC() and BIC(), as .llf, .aic, "
                      ".bic and glance() report them (an estimated dispersion counts as a parameter; a GLM's is "
-                     "deviance / n in the log-likelihood).")
+                     f"deviance / n in the log-likelihood){computed}.")
     if theirs:
-        notes.append(f"Log-likelihood, AIC and BIC of {which(theirs)}: statsmodels' own, which do not count an "
-                     "estimated dispersion (for least squares R's AIC is 2 higher, its BIC log(n) higher) and for "
-                     "GLMs plug the Pearson dispersion into the log-likelihood.")
+        notes.append(f"Log-likelihood, AIC and BIC of {which(theirs)}: statsmodels' own.")
     return notes
 
 

@@ -60,27 +60,41 @@ def test_streamreg_column_shows_its_own_r_criteria(invgauss):
         "log-likelihood).")]
 
 
-def test_plain_statsmodels_column_keeps_statsmodels_numbers_and_the_note_says_so(invgauss, wdbc):
+def test_plain_statsmodels_column_shows_r_criteria_too(invgauss, wdbc):
+    # one convention per row: a user read a 2-point AIC gap between two columns of one model
     plain = smf.glm(invgauss.selected_formula, wdbc, family=sm.families.InverseGaussian()).fit()
     table = sr.compare({"streamreg": invgauss, "statsmodels": plain})
-    np.testing.assert_array_equal(table.statistics.loc[ROWS, "statsmodels"], [plain.llf, plain.aic, plain.bic_llf])
+    ref = R.loc["wdbc_invgauss"][["logLik", "AIC", "BIC"]].to_numpy(float)
+    np.testing.assert_allclose(table.statistics.loc[ROWS, "statsmodels"].to_numpy(float), ref, rtol=1e-8)
     np.testing.assert_array_equal(table.statistics.loc[ROWS, "streamreg"], [invgauss.llf, invgauss.aic, invgauss.bic])
-    assert abs(plain.aic - invgauss.aic) > 10  # two conventions, one model: the note must say which is which
-    notes = criteria_notes(table)
-    assert len(notes) == 2
-    assert notes[0].startswith("Log-likelihood, AIC and BIC of streamreg: R's logLik()")
-    assert notes[1].startswith("Log-likelihood, AIC and BIC of statsmodels: statsmodels' own, which do not count "
-                               "an estimated dispersion")
+    assert abs(plain.aic - invgauss.aic) > 10  # statsmodels' own differs: the note says which is shown
+    assert criteria_notes(table) == [(
+        "Log-likelihood, AIC and BIC of every fit: R's logLik(), AIC() and BIC(), as .llf, .aic, .bic and "
+        "glance() report them (an estimated dispersion counts as a parameter; a GLM's is deviance / n in the "
+        "log-likelihood) (statsmodels: computed from the statsmodels result, whose own .aic and .bic do not count "
+        "the dispersion).")]
 
 
-def test_least_squares_streamreg_fit_shows_r_aic_beside_statsmodels_ols(gaussian):
+def test_least_squares_streamreg_fit_and_statsmodels_ols_show_one_aic(gaussian):
     sel = sr.streamreg("y ~ stream(x_*)", gaussian, method="stepwise-bic")
     ols = sm.OLS(gaussian["y"], sm.add_constant(gaussian[["x_0", "x_3"]])).fit()
+    assert sel.selected_terms == ["x_0", "x_3"]  # the same model in both columns
     table = sr.compare({"sel": sel, "ols": ols})
     assert table.statistics.at["AIC", "sel"] == sel.aic == pytest.approx(ols.aic + 2, rel=1e-12)
     assert table.statistics.at["BIC", "sel"] == pytest.approx(ols.bic + np.log(150), rel=1e-12)
-    assert table.statistics.at["AIC", "ols"] == ols.aic
-    assert "for least squares R's AIC is 2 higher, its BIC log(n) higher" in criteria_notes(table)[1]
+    assert table.statistics.at["AIC", "ols"] == pytest.approx(sel.aic, rel=1e-12)
+    assert table.statistics.at["BIC", "ols"] == pytest.approx(sel.bic, rel=1e-12)
+    assert table.statistics.at["R-squared", "ols"] == ols.rsquared
+
+
+def test_other_statsmodels_models_keep_their_own_criteria(wdbc):
+    logit = smf.logit("I((diagnosis == 'M') * 1) ~ radius_mean", wdbc).fit(disp=0)
+    gamma = smf.glm("smoothness_mean ~ radius_se", wdbc, family=sm.families.Gamma(sm.families.links.Log())).fit()
+    table = sr.compare({"logit": logit, "gamma": gamma})
+    assert table.statistics.at["AIC", "logit"] == logit.aic
+    notes = criteria_notes(table)
+    assert notes[0].startswith("Log-likelihood, AIC and BIC of gamma: R's logLik()")
+    assert notes[1] == "Log-likelihood, AIC and BIC of logit: statsmodels' own."
 
 
 def test_r_squared_of_a_streamreg_fit_is_glances(gaussian):
@@ -100,8 +114,10 @@ def test_no_criteria_note_when_no_fit_estimates_a_dispersion(wdbc):
 
 def test_plain_statsmodels_gamma_alone_gets_the_note(wdbc):
     plain = smf.glm("smoothness_mean ~ radius_se", wdbc, family=sm.families.Gamma(sm.families.links.Log())).fit()
-    notes = criteria_notes(sr.compare(plain))
-    assert len(notes) == 1 and notes[0].startswith("Log-likelihood, AIC and BIC of every fit: statsmodels' own")
+    table = sr.compare(plain)
+    notes = criteria_notes(table)
+    assert len(notes) == 1 and notes[0].startswith("Log-likelihood, AIC and BIC of every fit: R's logLik()")
+    assert table.statistics.at["AIC", "(1)"] != pytest.approx(plain.aic)  # R counts the dispersion
 
 
 # -- 4. method row, stars, robust covariance ---------------------------------------------------------
