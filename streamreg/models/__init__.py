@@ -5,7 +5,7 @@ The drivers see a state only through :class:`~.protocol.ModelState` and
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,7 @@ from .glm import GLMState
 from .protocol import ComparableState, ModelState
 from .robust import NONROBUST, RobustCov
 
-_FAMILIES = {
+_FAMILIES: dict[str, Callable[[], Any]] = {
     "gaussian": sm.families.Gaussian,
     "normal": sm.families.Gaussian,
     "binomial": sm.families.Binomial,
@@ -25,12 +25,18 @@ _FAMILIES = {
     "poisson": sm.families.Poisson,
     "gamma": sm.families.Gamma,
     "inverse_gaussian": sm.families.InverseGaussian,
-    "negativebinomial": sm.families.NegativeBinomial,
+    # NB2 with alpha = 1, statsmodels' default, said here rather than warned at each call; pass
+    # sm.families.NegativeBinomial(alpha=...) for another
+    "negativebinomial": lambda: sm.families.NegativeBinomial(alpha=1.0),
 }
 
 
 def resolve_family(family: str | Any) -> tuple[Any, str]:
-    """A statsmodels family instance and a short name from a string or an instance."""
+    """A statsmodels family instance and a short name from a string or an instance.
+
+    ``"negativebinomial"`` is statsmodels' ``NegativeBinomial(alpha=1.0)``; pass an instance
+    with another ``alpha`` (R's ``MASS::negative.binomial(theta = 1 / alpha)``).
+    """
     if isinstance(family, str):
         try:
             fam = _FAMILIES[family.lower().replace("-", "_")]()

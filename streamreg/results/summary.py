@@ -27,7 +27,7 @@ def selection_facts(res: StreamRegResults) -> list[tuple[str, str]]:
         ("Selection method:", res.policy_description),
         ("Test:", res.test_description),
         ("Streams:", str(len(per))),
-        ("Candidates tested:", f"{int(per['tested'].sum()):,}"),
+        _tested(res),
         ("Terms selected:", str(int(per["selected"].sum()))),
         ("Stopped by:", res.stopped_by),
     ]
@@ -41,11 +41,29 @@ def selection_facts(res: StreamRegResults) -> list[tuple[str, str]]:
         count = int(status.str.startswith(reason).sum())
         if count:
             facts.append((label, f"{count} (see history)"))
+    skipped = status[status.str.startswith("skipped")].str.removeprefix("skipped: ").value_counts()
+    if len(skipped):
+        why = ", ".join(f"{n} {_SKIP_WORDS.get(str(reason), str(reason))}" for reason, n in skipped.items())
+        facts.append(("Skipped, not tested:", f"{int(skipped.sum())} ({why}; see history)"))
     if res.n_dropped:
         facts.append(("Rows dropped (NaN):", str(res.n_dropped)))
     if res.success_level is not None and isinstance(res.family, sm.families.Binomial):
         facts.append(("Modelled:", f"P({res.response_name} = {res.success_level!r})"))
     return facts
+
+
+#: the history's skip reasons, shortened for the summary
+_SKIP_WORDS = {"collinear with the current model": "collinear", "no residual degrees of freedom": "no df left"}
+
+
+def _tested(res: StreamRegResults) -> tuple[str, str]:
+    """Tests run; with several passes a re-offered candidate is tested (and counted) again."""
+    tests = f"{int(res.per_stream['tested'].sum()):,}"
+    history = res.history
+    passes = int(history["pass"].max()) if "pass" in history and len(history) else 1
+    if passes > 1:
+        return ("Tests (all passes):", f"{tests}, re-offers counted ({passes} passes)")
+    return ("Candidates tested:", tests)
 
 
 def stream_rows(res: StreamRegResults) -> list[list[str]]:

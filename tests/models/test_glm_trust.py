@@ -172,3 +172,16 @@ def test_penalised_methods_refuse_a_separating_term(method):
     assert list(refused["term"]) == ["a_sep"]
     assert "a_sep" not in fit.selected_terms and fit.refit_warnings == []
     assert "Refused (separation):" in fit.summary().as_text()
+
+
+def test_the_negativebinomial_name_is_alpha_one_without_statsmodels_warning():
+    import warnings
+
+    import statsmodels.api as sm
+
+    from streamreg.models import resolve_family
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # statsmodels warns "alpha not set, using 1.0" without an alpha
+        fam, name = resolve_family("negativebinomial")
+    assert isinstance(fam, sm.families.NegativeBinomial) and fam.alpha == 1.0 and name == "negativebinomial"

@@ -1,0 +1,42 @@
+"""The summary's counts agree with the history: skipped candidates and re-offered tests are said."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import streamreg as sr
+from streamreg.results.summary import selection_facts
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame(rng.normal(size=(80, 3)), columns=["x1", "x2", "x3"])
+    d["xc"] = 1.0  # constant: skipped
+    d["x12"] = d.x1 - d.x2  # collinear once x1 and x2 are in
+    d["y"] = d.x1 + d.x2 + 0.5 * rng.normal(size=80)
+    return d
+
+
+def test_skipped_candidates_are_counted_by_reason(data):
+    fit = sr.streamreg("y ~ stream(xc, x1, x2, x12, x3)", data, w0=0.05, alpha_delta=0.05)
+    status = fit.history.set_index("term")["status"]
+    assert status["xc"] == "skipped: constant" and status["x12"] == "skipped: collinear with the current model"
+    facts = dict(selection_facts(fit))
+    assert facts["Candidates tested:"] == str(int((~status.str.startswith("skipped")).sum())) == "3"
+    assert facts["Skipped, not tested:"] == "2 (1 constant, 1 collinear; see history)"
+    assert "Skipped, not tested:  2 (1 constant, 1 collinear; see history)" in str(fit.summary())
+
+
+def test_no_skip_line_when_nothing_was_skipped(data):
+    fit = sr.streamreg("y ~ stream(x1, x2, x3)", data)
+    assert "Skipped, not tested:" not in dict(selection_facts(fit))
+
+
+def test_several_passes_count_tests_not_candidates(data):
+    fit = sr.streamreg("y ~ stream(x1, x2, x3, x12)", data, passes=2, w0=0.05, alpha_delta=0.05)
+    tests = len(fit.history[~fit.history["status"].astype(str).str.startswith("skipped")])
+    tested_terms = fit.history.loc[~fit.history["status"].astype(str).str.startswith("skipped"), "term"]
+    assert fit.history["pass"].max() == 2 and tests == 4 and tested_terms.nunique() == 3  # x3 tested twice
+    facts = dict(selection_facts(fit))
+    assert "Candidates tested:" not in facts
+    assert facts["Tests (all passes):"] == f"{tests}, re-offers counted (2 passes)"
