@@ -69,8 +69,16 @@ def _unknown_name(exc: NameError) -> NameError:
     if exc.name is None:  # e.g. Q('nosuch'): patsy's message says it
         return exc
     kind = "Python's built-in" if hasattr(builtins, exc.name) else "the name"
+    # R's offset() and weights in a formula are options here, with statsmodels' names
+    hint = f"; pass the option {_OPTION_NAMES[exc.name]}=COLUMN instead" if exc.name in _OPTION_NAMES else ""
     return NameError(f"{kind} {exc.name!r} is not available in a formula: terms see only the data columns, "
-                     "np, patsy's functions (C, I, Q, center, bs, ...) and functions=")
+                     f"np, patsy's functions (C, I, Q, center, bs, ...) and functions={hint}")
+
+
+#: R formula functions that are streamreg options (statsmodels' GLM names; R's prior weights
+#: are var_weights)
+_OPTION_NAMES = {"offset": "offset", "exposure": "exposure", "weights": "var_weights",
+                 "freq_weights": "freq_weights", "var_weights": "var_weights"}
 
 
 class _FormulaEnvironment(patsy.EvalEnvironment):

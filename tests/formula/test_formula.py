@@ -206,3 +206,12 @@ def test_a_column_the_fixed_terms_only_transform_may_be_named_as_a_candidate():
             sr.streamreg(formula, d)
     assert bare_rhs_columns("1 + a + C(g, Sum) + Q('b c') + np.log(x) + a:z + I(z**2)",
                             {"a", "g", "b c", "x", "z"}) == {"a", "g", "b c"}
+
+
+@pytest.mark.parametrize("call, option", [("offset(o)", "offset"), ("weights(o)", "var_weights")])
+def test_r_formula_offset_points_to_the_option(call, option):
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame(rng.normal(size=(30, 3)), columns=["y", "x1", "o"])
+    with pytest.raises(FormulaError, match=rf"is not available in a formula: .*; pass the option {option}=COLUMN "
+                                           "instead"):
+        sr.streamreg(f"y ~ {call} + stream(x1)", d)
