@@ -15,7 +15,9 @@ from .formula.design import (
     binomial_response,
     build_design,
     check_fixed,
+    check_successes,
     design_matrix,
+    numeric_binomial,
     term_name,
 )
 from .formula.namespace import called_functions
@@ -139,7 +141,8 @@ def streamreg(
         ``offset``), ``freq_weights`` count identical observations (residual df
         ``sum(freq_weights) - k``; zero drops a row, non-integer counts are accepted as
         statsmodels accepts them) and ``var_weights`` are positive prior weights dividing the
-        variance (R's ``glm(weights=)``, statsmodels' ``WLS(weights=)``).  They enter every candidate
+        variance (R's ``glm(weights=)``, statsmodels' ``WLS(weights=)``; with them a binomial response may
+        be proportions, ``var_weights`` the numbers of trials: grouped data).  They enter every candidate
         test (t, score and likelihood ratio) and the refit: ``WLS`` for least squares with
         ``var_weights`` only, ``GLM(..., use_t=True)`` for least squares with an offset or
         frequency weights, ``GLM`` otherwise.  A column so named is never a candidate, and
@@ -215,6 +218,7 @@ def streamreg(
         data, held = data.loc[~mask], data.loc[mask]
         positions, held_positions = np.flatnonzero(~mask), np.flatnonzero(mask)
     design_options = {"binomial": isinstance(fam, sm.families.Binomial), "missing": opts.missing,
+                      "grouped": "var_weights" in (opts.weights or {}),  # proportions of var_weights trials
                       "functions": opts.functions, "family": fam, "roles": list(dict.fromkeys(roles.values())),
                       "seed": opts.seed}
     if on_dask:  # the model's columns are gathered; the candidates stay on the cluster
@@ -227,6 +231,7 @@ def streamreg(
     if design.rows is not None:
         positions = positions[design.rows]
     weights = observation_weights(opts.weights, n_rows, design.frame, positions)
+    check_successes(design.y, fam, weights.var_weights, design.response_name, design.frame.index)
     cov = cov_structure(opts, n_rows, design.frame, positions)
     fixed = design.fixed.to_numpy(dtype=float)
     state = make_state(design.y, fixed, fam, opts.test, weights=weights, cov=cov if opts.robust_tests else NONROBUST,
@@ -241,6 +246,7 @@ def streamreg(
         train, y, validation, kept = held_out(held, design, len(design.frame))
         level_problems = held_out_levels(design.frame, train, design.parsed.fixed, rhs, design.response_name)
         weights = observation_weights(opts.weights, n_rows, train, held_positions[kept])
+        check_successes(y, fam, weights.var_weights, design.response_name, train.index)
         cov = cov_structure(opts, n_rows, train, held_positions[kept])
     model = SelectedModel(rhs=rhs, response_label=design.response_label, response_name=design.response_name,
                           train=train, y=y, family=fam, derived=design.derived,
@@ -286,7 +292,8 @@ def select(
     Parameters
     ----------
     y : array-like, shape (n,)
-        Response (0/1 or boolean for ``family="binomial"``).
+        Response (0/1 or boolean for ``family="binomial"``, or proportions with the numbers of
+        trials as ``var_weights``: grouped data).
     streams : array, DataFrame, iterable, or a dict ``{name: stream}`` / list of them
         Each stream is a 2-D array (candidates are its columns), a DataFrame, or any
         iterable yielding ``(name, column)`` pairs or bare columns -- possibly an
@@ -341,7 +348,7 @@ def select(
     fam, searcher = opts.family, opts.method
     check_row_labels({"y": y, "fixed": fixed, "streams": streams,
                       **observation_inputs(offset, exposure, freq_weights, var_weights, cov_kwds)})
-    yname, yv, success = _response_vector(y, fam)
+    yname, yv, success = _response_vector(y, fam, (opts.weights or {}).get("var_weights"))
     n = len(yv)
     weights = observation_weights(opts.weights, n)
     cov = cov_structure(opts, n)
@@ -371,12 +378,13 @@ def select(
     return fit_selected(model, selection)
 
 
-def _response_vector(y: Any, family: Any) -> tuple[str, np.ndarray, object | None]:
+def _response_vector(y: Any, family: Any, trials: np.ndarray | None = None) -> tuple[str, np.ndarray, object | None]:
     """The response's name, its values as floats and the success level of a two-level
     binomial response given as text or categories (None otherwise), refused when unusable.
 
     Raises ValueError for a response that is not one-dimensional, numeric and finite, or
-    that the family cannot model (see :func:`~streamreg.options.check_response`).
+    that the family cannot model (see :func:`~streamreg.options.check_response`).  With
+    ``trials`` (``var_weights``) a binomial response may be proportions of whole successes.
     """
     name = None if type(y).__module__.startswith("dask.array") else getattr(y, "name", None)  # a dask key
     yname = "y" if name is None or name == "" else str(name)
@@ -409,8 +417,9 @@ def _response_vector(y: Any, family: Any) -> tuple[str, np.ndarray, object | Non
     if bad.size:
         raise ValueError(f"y contains NaN or infinite values ({bad.size}, the first at position {bad[0]}); "
                          "drop those rows first")
-    if isinstance(family, sm.families.Binomial) and not np.isin(np.unique(yv), [0.0, 1.0]).all():
-        raise ValueError("a binomial response must be 0/1 or boolean; recode it first")
+    if isinstance(family, sm.families.Binomial):
+        numeric_binomial(yv, yname, grouped=trials is not None)
+        check_successes(yv, family, trials, yname)  # a length mismatch is reported by observation_weights
     check_response(yv, family, yname)
     return yname, yv, None
 

@@ -35,6 +35,7 @@ def build_dask_design(
     data: Any,
     *,
     binomial: bool,
+    grouped: bool = False,
     missing: str = "drop",
     functions: Mapping[str, Callable[..., Any]] | None = None,
     family: Any = None,
@@ -74,8 +75,8 @@ def build_dask_design(
     gathered = list(dict.fromkeys([*sorted(response_columns), *sorted(fixed_vars), *roles]))
     small = data[gathered].compute()  # n rows x the model's own columns
     fixed_only = ParsedFormula(response, parsed.fixed, [], formula)
-    design = build_design(formula, small, binomial=binomial, missing=missing, functions=functions, family=family,
-                          roles=roles, parsed=fixed_only)
+    design = build_design(formula, small, binomial=binomial, grouped=grouped, missing=missing, functions=functions,
+                          family=family, roles=roles, parsed=fixed_only)
     if design.n_dropped:
         raise ValueError(f"{design.n_dropped} rows have missing values in {gathered}; rows of a Dask DataFrame are "
                          f"not dropped lazily: drop them first, e.g. data.dropna(subset={gathered})")

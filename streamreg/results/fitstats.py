@@ -6,10 +6,12 @@ also count the dispersion when the family estimates it (``gaussian``, ``Gamma``,
 statsmodels' AIC is R's minus 2 and its BIC R's minus ``log(n)``.
 
 The log-likelihood is R's ``logLik`` (:func:`r_loglik`).  For least squares, binomial, Poisson
-and negative binomial fits it is statsmodels' ``llf``.  For a GLM whose family estimates a
-dispersion R plugs in ``deviance / sum(prior weights)`` (its family ``aic`` functions), where
-statsmodels' ``llf`` plugs in the Pearson estimate; and R weights a Gamma row's log-density by
-its prior weight where statsmodels gives it the shape ``weight / dispersion``.  Tweedie has no
+and negative binomial fits it is statsmodels' ``llf``, except for grouped binomial data
+(proportions with the trials as ``var_weights``), where R keeps the binomial coefficients
+that statsmodels leaves out.  For a GLM whose family estimates a dispersion R plugs in
+``deviance / sum(prior weights)`` (its family ``aic`` functions), where statsmodels' ``llf``
+plugs in the Pearson estimate; and R weights a Gamma row's log-density by its prior weight
+where statsmodels gives it the shape ``weight / dispersion``.  Tweedie has no
 R log-likelihood (statmod's ``tweedie()$aic`` is ``NA``): statsmodels' ``llf`` is kept.
 
 With ``freq_weights`` the observations counted are ``sum(freq_weights)`` (a row of weight 3 is
@@ -106,8 +108,9 @@ def r_loglik(fit: Any, family: Any) -> float:
     """R's ``logLik()`` of a statsmodels refit.
 
     Least squares (OLS, WLS) and GLMs of a family without a dispersion: statsmodels' ``llf``,
-    which is R's.  Otherwise R's family ``aic`` at the dispersion ``phi = deviance / sum(w)``,
-    ``w`` the prior weights (``freq_weights * var_weights``):
+    which is R's, except for binomial proportions with the trials as ``var_weights``
+    (:func:`_grouped_binomial_loglik`).  Otherwise R's family ``aic`` at the dispersion
+    ``phi = deviance / sum(w)``, ``w`` the prior weights (``freq_weights * var_weights``):
 
     * Gamma: ``sum(w * log dgamma(y; shape 1/phi, scale mu phi))``;
     * inverse Gaussian: ``-(sum(w) (log(2 pi phi) + 1) + 3 sum(w log y)) / 2``;
@@ -128,6 +131,10 @@ def r_loglik(fit: Any, family: Any) -> float:
     (True, False)
     """
     model = fit.model
+    if isinstance(model, sm.GLM) and isinstance(family, sm.families.Binomial):
+        grouped = _grouped_binomial_loglik(fit)
+        if grouped is not None:
+            return grouped
     if not isinstance(model, sm.GLM) or not estimates_dispersion(family) or isinstance(family, sm.families.Tweedie):
         return float(fit.llf)
     y = np.asarray(model.endog, dtype=float)
@@ -148,6 +155,27 @@ def r_loglik(fit: Any, family: Any) -> float:
         return -0.5 * (float(np.sum(w)) * (math.log(2.0 * math.pi * phi) + 1.0)
                        + 3.0 * float(np.sum(w[counted] * np.log(y[counted]))))
     return float(fit.llf)  # another family with a dispersion: statsmodels' convention
+
+
+def _grouped_binomial_loglik(fit: Any) -> float | None:
+    """R's binomial ``logLik`` of proportions ``y`` with the trials ``m`` as ``var_weights``.
+
+    R's family ``aic`` sums ``log dbinom(round(m y), round(m), mu)`` (times the frequency
+    weights here, R's repeated rows), the binomial coefficients included; statsmodels' ``llf``
+    of a one-column response multiplies a one-trial log-density of ``y`` by ``m`` and so leaves
+    them out.  None (statsmodels' ``llf`` is R's) unless some ``y`` lies strictly between 0 and 1:
+    for 0/1 rows the coefficients are 1.
+    """
+    model = fit.model
+    y = np.asarray(model.endog, dtype=float)
+    if y.ndim != 1 or not np.any((y > 0) & (y < 1)) or np.any(np.asarray(getattr(model, "n_trials", 1.0)) != 1):
+        return None  # a two-column response (successes, failures): statsmodels' llf has the coefficients
+    trials = np.broadcast_to(np.asarray(model.var_weights, dtype=float), y.shape)
+    freq = np.broadcast_to(np.asarray(model.freq_weights, dtype=float), y.shape)
+    mu = np.asarray(fit.fittedvalues, dtype=float)
+    counted = freq > 0  # a row of frequency weight 0 is no observation
+    dens = stats.binom.logpmf(np.round(trials * y)[counted], np.round(trials)[counted], mu[counted])
+    return float(np.sum(freq[counted] * dens))
 
 
 @dataclass(frozen=True)

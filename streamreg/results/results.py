@@ -170,7 +170,9 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         """R's ``logLik()`` of the refit (:func:`~streamreg.results.fitstats.r_loglik`).
 
         statsmodels' ``llf`` (``.fit.llf``) for least squares, binomial, Poisson and negative
-        binomial fits, where the two agree.  For a GLM whose family estimates a dispersion
+        binomial fits, where the two agree, except for grouped binomial data (proportions with
+        the trials as ``var_weights``), where R keeps the binomial coefficients that statsmodels'
+        ``llf`` leaves out.  For a GLM whose family estimates a dispersion
         (Gamma, inverse Gaussian, Gaussian with another link) R plugs in ``deviance / n``
         where statsmodels plugs in the Pearson estimate, so the two differ; Tweedie fits keep
         statsmodels' (R has none).

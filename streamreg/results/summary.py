@@ -104,9 +104,12 @@ def notes(res: StreamRegResults) -> list[str]:
                      f"{res.bic:.6g}.")
     elif not hasattr(res.fit, "rsquared") and abs(float(res.fit.llf) - res.llf) > 1e-9 * max(1.0, abs(res.llf)):
         # a GLM header whose log-likelihood plugs in statsmodels' Pearson dispersion (Gamma, inverse Gaussian)
-        lines.append(f"The Log-Likelihood above is statsmodels' (Pearson dispersion); R's logLik(), AIC() and "
-                     f"BIC() (dispersion deviance / n), as fit.llf, fit.aic, fit.bic and glance() report them: "
-                     f"{res.llf:.6g}, {res.aic:.6g} and {res.bic:.6g}.")
+        # or leaves out the binomial coefficients of grouped binomial data (proportions, var_weights trials)
+        grouped = isinstance(res.family, sm.families.Binomial)
+        lines.append(f"The Log-Likelihood above is statsmodels' ("
+                     f"{'without the binomial coefficients' if grouped else 'Pearson dispersion'}); R's logLik(), "
+                     f"AIC() and BIC(){'' if grouped else ' (dispersion deviance / n)'}, as fit.llf, fit.aic, fit.bic "
+                     f"and glance() report them: {res.llf:.6g}, {res.aic:.6g} and {res.bic:.6g}.")
     freq = np.asarray(getattr(res.fit.model, "freq_weights", 1.0), dtype=float)
     if freq.ndim and not np.all(freq == 1.0):
         # statsmodels' header counts rows; the residual df, BIC and glance() count observations
