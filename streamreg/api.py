@@ -226,8 +226,7 @@ def streamreg(
     else:
         design, column_of = build_design(formula, data, **design_options), {}
     if design.n_dropped:
-        warnings.warn(f"dropped {design.n_dropped} rows with missing values in the columns used",
-                      stacklevel=2)
+        warnings.warn(design.dropped_message(), stacklevel=2)
     if design.rows is not None:
         positions = positions[design.rows]
     weights = observation_weights(opts.weights, n_rows, design.frame, positions)
@@ -253,7 +252,8 @@ def streamreg(
                           functions=called_functions(rhs, design.functions), weights=weights, cov=cov)
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 formula=formula, success_level=design.success_level, n_dropped=design.n_dropped,
-                                y_ordered=tuple(design.y_ordered or ()), validation=validation)
+                                y_ordered=tuple(design.y_ordered or ()), validation=validation,
+                                missing_by_column=design.missing_by_column)
     return with_level_problems(fit_selected(model, selection), level_problems)
 
 

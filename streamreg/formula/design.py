@@ -82,6 +82,16 @@ class Design:
     functions: dict[str, Callable] = field(default_factory=dict)
     #: positions (in the data) of the rows kept; None when every row is kept
     rows: np.ndarray | None = None
+    #: missing values per used column that has any (why rows were dropped)
+    missing_by_column: dict[str, int] = field(default_factory=dict)
+
+    def dropped_message(self) -> str:
+        """What the warning says when rows with missing values were dropped."""
+        shown = ", ".join(f"{c} ({k})" for c, k in list(self.missing_by_column.items())[:8])
+        more = f" and {len(self.missing_by_column) - 8} more columns" if len(self.missing_by_column) > 8 else ""
+        return (f"dropped {self.n_dropped} rows with missing values in the columns used: {shown}{more}; the search "
+                f"and the refit use the other {len(self.frame)} rows, whichever terms are selected (drop or impute "
+                "those columns to keep the rows, or pass missing='raise')")
 
 
 
@@ -309,6 +319,9 @@ def build_design(
     for c in roles:
         if c not in colset:
             raise FormulaError(f"{c!r} is not a column of the data")
+        if c == resp_col:  # the fit would explain the response by itself (statsmodels fails or fits nothing)
+            raise ValueError(f"{c!r} is the response and cannot also be an offset, exposure or weights column "
+                             "(offset=, exposure=, freq_weights=, var_weights=)")
         refuse_dates(data[c], f"column {c!r}")
     taken |= set(roles)
     # columns the fixed terms use only transformed (np.log(x)): a stream may still name them
@@ -360,7 +373,13 @@ def build_design(
         if len(suspects):
             na_rows = na_rows | np.isnan(x[:, suspects]).any(axis=1)
     n_dropped = int(na_rows.sum())
+    missing_by_column: dict[str, int] = {}
     if n_dropped:
+        counts = frame.iloc[:, _as_slice(rest)].isna().sum()
+        missing_by_column = {str(c): int(k) for c, k in counts[counts > 0].items()}
+        for fpos, x, suspects in matrices.values():
+            k = np.isnan(x[:, suspects]).sum(axis=0)
+            missing_by_column.update({str(frame.columns[fpos[j]]): int(v) for j, v in zip(suspects, k) if v})
         if missing == "raise":
             bad = frame.columns[frame.isna().any()].tolist()
             raise ValueError(
@@ -442,7 +461,8 @@ def build_design(
             seen_names.add(built.name)
             streams.append(built)
     return Design(parsed, y, resp_col, label, success, fixed, streams, frame, n_dropped,
-                  build.derived, build.y_ordered, term_fns, np.flatnonzero(~na_rows) if n_dropped else None)
+                  build.derived, build.y_ordered, term_fns, np.flatnonzero(~na_rows) if n_dropped else None,
+                  missing_by_column)
 
 
 def _float_matrix(frame: pd.DataFrame) -> np.ndarray:

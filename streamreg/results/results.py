@@ -83,6 +83,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         self.policy_description = selection.policy.describe()
         self.test_description = selection.test_description
         self.n_dropped = selection.n_dropped
+        self.missing_by_column = dict(selection.missing_by_column)  # why those rows were dropped
         self._rhs = model.rhs
         self._train = model.train
         self.validation = selection.validation  # sample-splitting sizes, None when selected and refit on the same rows

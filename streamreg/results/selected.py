@@ -93,6 +93,8 @@ class SelectionRecord:
         The level modelled as success by a binomial response with two levels.
     n_dropped : int
         Rows dropped for missing values.
+    missing_by_column : mapping
+        The used columns holding missing values, and how many each holds.
     y_ordered : tuple of str
         Streams whose candidate order looked at the response.
     validation : mapping, optional
@@ -107,6 +109,7 @@ class SelectionRecord:
     n_dropped: int = 0
     y_ordered: tuple[str, ...] = ()
     validation: Mapping[str, int] | None = None
+    missing_by_column: Mapping[str, int] = field(default_factory=dict)
 
 
 def describe_test(search: SearchResult, state: object) -> str:

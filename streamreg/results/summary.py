@@ -46,7 +46,9 @@ def selection_facts(res: StreamRegResults) -> list[tuple[str, str]]:
         why = ", ".join(f"{n} {_SKIP_WORDS.get(str(reason), str(reason))}" for reason, n in skipped.items())
         facts.append(("Skipped, not tested:", f"{int(skipped.sum())} ({why}; see history)"))
     if res.n_dropped:
-        facts.append(("Rows dropped (NaN):", str(res.n_dropped)))
+        by = getattr(res, "missing_by_column", {})  # results pickled before it existed lack it
+        shown = ", ".join(f"{c}: {k}" for c, k in list(by.items())[:4]) + (", ..." if len(by) > 4 else "")
+        facts.append(("Rows dropped (NaN):", f"{res.n_dropped} ({shown})" if shown else str(res.n_dropped)))
     if res.success_level is not None and isinstance(res.family, sm.families.Binomial):
         facts.append(("Modelled:", f"P({res.response_name} = {res.success_level!r})"))
     return facts

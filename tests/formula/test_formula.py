@@ -215,3 +215,23 @@ def test_r_formula_offset_points_to_the_option(call, option):
     with pytest.raises(FormulaError, match=rf"is not available in a formula: .*; pass the option {option}=COLUMN "
                                            "instead"):
         sr.streamreg(f"y ~ {call} + stream(x1)", d)
+
+
+def test_dropped_rows_name_the_columns_with_missing_values():
+    # a user saw 40 rows go for a rejected candidate's NaN, with no column named
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame(rng.normal(size=(100, 4)), columns=["y", "x1", "x2", "x3"])
+    d["y"] += 2 * d["x1"]
+    d.loc[rng.choice(100, 40, replace=False), "x3"] = np.nan
+    d.loc[[3, 5], "x2"] = np.nan
+    d.loc[3, "x3"] = 1.0  # row 3 now misses x2 only
+    expect = {"x2": 2, "x3": int(d["x3"].isna().sum())}
+    n_dropped = int(d[["x2", "x3"]].isna().any(axis=1).sum())
+    with pytest.warns(UserWarning) as caught:
+        fit = sr.streamreg("y ~ stream(x*)", d)
+    text = str(caught[0].message)
+    assert text == (f"dropped {n_dropped} rows with missing values in the columns used: x2 (2), x3 ({expect['x3']}); "
+                    f"the search and the refit use the other {100 - n_dropped} rows, whichever terms are selected "
+                    "(drop or impute those columns to keep the rows, or pass missing='raise')")
+    assert fit.missing_by_column == expect and fit.n_dropped == n_dropped and int(fit.fit.nobs) == 100 - n_dropped
+    assert f"Rows dropped (NaN):  {n_dropped} (x2: 2, x3: {expect['x3']})" in str(fit.summary())

@@ -53,3 +53,12 @@ def test_the_dask_frame_path_offers_a_transformed_column_too(data):
     assert there.history["term"].tolist() == here.history["term"].tolist()
     np.testing.assert_allclose(there.history["statistic"], here.history["statistic"], rtol=1e-10)
     assert there.selected_terms == here.selected_terms
+
+
+@pytest.mark.parametrize("option", ["offset", "exposure", "freq_weights", "var_weights"])
+def test_the_response_cannot_be_an_offset_or_weights_column(data, option):
+    d = data.assign(y=data["y"].abs() + 1)  # positive, so exposure and weights are not refused for their values
+    with pytest.raises(ValueError, match=r"^'y' is the response and cannot also be an offset, exposure or weights "
+                                         r"column \(offset=, exposure=, freq_weights=, var_weights=\)$"):
+        sr.streamreg("y ~ stream(x1, x2)", d, family="poisson" if option == "exposure" else "gaussian",
+                     **{option: "y"})
