@@ -420,7 +420,7 @@ def check_response(y: np.ndarray, family: Any, name: str) -> None:
     if y.size == 0:
         raise ValueError(f"the response {name!r} has no values")
     lo, hi = float(np.min(y)), float(np.max(y))
-    if isinstance(family, sm.families.Binomial) and lo == hi:
+    if isinstance(family, sm.families.Binomial) and lo == hi and lo in (0.0, 1.0):
         raise ValueError(f"the binomial response {name!r} has a single class: every row is {_format_value(lo)}; "
                          "both classes are needed to select anything")
     # rounding noise on a constant (e.g. 0.1 + 0.2 - 0.3) is constant too

@@ -127,6 +127,9 @@ def binomial_response(series: pd.Series, name: str, grouped: bool = False) -> tu
     """
     expr = term_name(name)
     present = series.unique()
+    if len(present) == 1 and is_numeric(series) and 0 < float(present[0]) < 1:  # grouped data, one proportion
+        raise ValueError(f"the response {name!r} is constant (every proportion is {float(present[0]):g}): there is "
+                         "nothing for the candidates to explain")
     if len(present) == 1:  # one class: the fixed fit would "separate" it perfectly
         raise ValueError(f"the binomial response {name!r} has a single class ({plain(present[0])!r}) in the rows used; "
                          "both classes are needed to select anything")

@@ -309,3 +309,12 @@ def test_counts_of_successes_are_told_to_divide_by_the_trials():
                               "trials as var_weights=; 'k' has values [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] ...: for k "
                               "successes of m trials pass k / m with var_weights=m, otherwise recode it (e.g. "
                               "y > threshold) first")
+
+
+def test_a_constant_proportion_is_called_constant_not_one_class():
+    d = pd.DataFrame({"p": 0.5, "m": 2.0, "x1": np.random.default_rng(0).normal(size=20)})
+    with pytest.raises(ValueError, match=r"^the response 'p' is constant \(every proportion is 0.5\): there is "
+                                         "nothing for the candidates to explain$"):
+        sr.streamreg("p ~ stream(x1)", d, family="binomial", var_weights="m")
+    with pytest.raises(ValueError, match=r"^the response 'y' is constant \(every value is 0.5\)"):
+        sr.select(d["p"].to_numpy(), d[["x1"]], family="binomial", var_weights=d["m"].to_numpy())
