@@ -11,7 +11,7 @@
     decisions and the time ratio.
 (p) The ceiling of (a) on this machine: the same generation and scoring of every chunk as a
     bare dask pipeline (no search, no driver work), a few chunks in flight, against the
-    synchronous scheduler.
+    synchronous scheduler; one task per chunk, and tasks of 4 chunks as the stream submits them.
 (c) Overhead on data that fits in memory: ``select(y, X)`` with ``X`` a numpy array against
     ``select(y, da.from_array(X))`` (synchronous scheduler and the cluster).
 
@@ -93,7 +93,11 @@ def wide(m: int, chunk: int) -> pd.DataFrame:
 
 def bare(m: int, chunk: int) -> pd.DataFrame:
     """Score every chunk of the (a) stream against one fixed model: the pipeline without a search."""
-    from streamreg.streams.dask_array import chunk_scores
+    from streamreg.streams.dask_array import (
+        DaskArrayStream,
+        _score_chunks,
+        chunk_scores,
+    )
 
     _, g = problem(m, chunk)
     model = np.linalg.qr(np.random.default_rng(0).standard_normal((g.shape[0], 2)))[0]
@@ -122,12 +126,31 @@ def bare(m: int, chunk: int) -> pd.DataFrame:
     with dask.config.set(scheduler="synchronous"):
         sync, _ = timed(lambda: [by_slices(i).compute() for i in range(n_chunks)])
     rows = [{"run": "synchronous scheduler", "in flight": 1, "seconds": sync}]
+    stream = DaskArrayStream("g", g, group=4)
+
+    def by_runs(client: Client, ahead: int) -> float:
+        """Tasks of 4 chunks, generated inside the task (the stream's own, without the search)."""
+        runs = [list(range(c, min(c + 4, n_chunks))) for c in range(0, n_chunks, 4)]
+        pending: dict = {}
+        t = time.perf_counter()
+        for i in range(len(runs)):
+            for j in range(i, min(i + ahead + 1, len(runs))):
+                if j not in pending:
+                    lazy = stream._lazy(runs[j], runs[j][0])
+                    pending[j] = client.submit(_score_chunks, model, None, 0, [(lazy, k) for k in range(len(runs[j]))],
+                                               priority=-j, pure=False)
+            pending.pop(i).result()
+        return time.perf_counter() - t
+
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                       silence_logs=50) as cluster, Client(cluster) as client:
         for name, make in (("slices of the array", by_slices), ("per-chunk delayed graphs", by_delayed)):
             for ahead in (2, 4):
                 rows.append({"run": f"2 workers, {name}", "in flight": ahead + 1,
                              "seconds": pipeline(client, make, ahead)})
+        for ahead in (1, 2):
+            rows.append({"run": "2 workers, tasks of 4 chunks", "in flight": 4 * (ahead + 1),
+                         "seconds": by_runs(client, ahead)})
     out = pd.DataFrame(rows)
     out["speed-up"] = sync / out["seconds"]
     return out

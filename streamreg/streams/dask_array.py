@@ -15,17 +15,23 @@ the driver finishes the statistics from those sums (:func:`gain_from_products`);
 rare near-collinear or badly scaled columns are fetched.  Memory per worker is then a few
 chunks; the driver holds the model (n x k for k selected terms), never the candidates.
 
-With a ``distributed`` client, the chunks after the current block are scored ahead
-against the same model (at most ``ahead`` blocks in flight), so the workers keep busy
+With a ``distributed`` client, the columns after the current block are scored ahead
+against the same model (at most ``ahead`` tasks in flight), so the workers keep busy
 while the driver records decisions; an acceptance changes the model and the speculative
 results are dropped.  Without a client, each block is computed by the default scheduler.
-Each chunk is scored by one task that reads (or generates) its values and scores them; the
-values of blocks scored ahead are kept on the workers only while acceptances are frequent.
+One task scores a run of consecutive chunks, each read (or generated) inside the task from
+its own optimized graph and scored on its own, so the scores are those of one task per
+chunk.  Runs are up to ``group`` chunks long, shorter just after a model change (the next
+acceptance may void them) and near the end; the values of a block scored again, and of
+the runs ahead while acceptances are frequent, are kept on the workers.
 
 Cost on small machines: with few cores the driver, the scheduler and the workers' event
-loops share the CPUs with the scoring (measured on 2 cores: about 15-25 ms of CPU per chunk
-task in all, for 70 ms of work), so fewer, wider chunks pay off, and so does turning off the
-workers' statistical profiler, which samples every task thread every 10 ms: set
+loops share the CPUs with the scoring (measured on 2 cores: about 15-25 ms of CPU per task
+in all, for 70 ms of work per chunk of 100 x 50,000), hence tasks of several chunks: with
+4 such chunks per task (``GROUP_VALUES``) a 100 x 4,000,000 generated stream went from
+1.33x to 1.5-1.7x on 2 workers against one process (what remains is the driver's own
+search and dask's fixed costs on the same 2 cores).  Turning off the workers' statistical
+profiler, which samples every task thread every 10 ms, can help too: set
 ``distributed.worker.profile.enabled: False`` (or ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False``
 in the workers' environment) before starting the cluster.
 """
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,9 +54,12 @@ GATHER_BYTES = 256 << 20
 #: a block above this size is not kept on the workers between rescores (regenerating or
 #: re-reading tall data is cheaper than holding it)
 KEEP_BYTES = 2 << 30
-#: blocks scored ahead are kept on the workers while acceptances come more often than once
-#: per this many chunks (see :meth:`DaskArrayStream.scores`)
+#: runs scored ahead are kept on the workers while acceptances come more often than once
+#: per this many chunks, counting this many chunks without one before the stream (see
+#: :meth:`DaskArrayStream.scores`)
 KEEP_AHEAD_CHUNKS = 20
+#: gathered chunks are scored by tasks of up to about this many values (see ``group``)
+GROUP_VALUES = 1 << 24
 _ROWS = ("auto", "gather", "reduce")
 
 
@@ -74,27 +84,31 @@ def chunk_scores(chunk: np.ndarray, q_and_target: np.ndarray, row_weights: np.nd
 class DaskBlock(CandidateBlock):
     """Consecutive single-column candidates whose values stay in a Dask array."""
 
-    def __init__(self, darr: Any, stream: DaskArrayStream, start: int):
-        self.darr = darr
-        self.stream, self.start = stream, start
-        self.widths = np.ones(darr.shape[1], dtype=int)
-        self.starts = np.arange(darr.shape[1])
+    def __init__(self, stream: DaskArrayStream, start: int, n: int, darr: Any = None):
+        self.stream, self.start, self.n = stream, start, n
+        self._darr = darr  # the columns' dask array, sliced when first needed (most blocks never are)
+        self.widths = np.ones(n, dtype=int)
+        self.starts = np.arange(n)
         self.norm2 = None
         self._constant: np.ndarray | None = None
         self._kept = False
         self.scored = False  # a first scoring reads the values once; only rescores keep them
 
     def kept(self) -> Any:
-        """The block's values, kept on the workers (or here, without a client) from now on.
-
-        A block is scored again after every acceptance that falls inside it; keeping its
-        chunks spares regenerating or re-reading them (memory: the current block only).
-        """
+        """The block's values, kept here (without a client) or on the workers (row sums): it is
+        scored again after every acceptance inside it, and keeping its chunks spares reading
+        them again (memory: the current block only).  The stream keeps gathered chunks."""
         if not self._kept and self.darr.nbytes <= KEEP_BYTES:
             client = _client()
-            self.darr = client.persist(self.darr) if client is not None else self.darr.persist()
+            self._darr = client.persist(self.darr) if client is not None else self.darr.persist()
             self._kept = True
         return self.darr
+
+    @property
+    def darr(self) -> Any:
+        if self._darr is None:
+            self._darr = self.stream.darr[:, self.start:self.start + self.n]
+        return self._darr
 
     @property
     def values(self) -> np.ndarray:  # type: ignore[override]
@@ -102,11 +116,12 @@ class DaskBlock(CandidateBlock):
         return np.asarray(self.darr.compute(), dtype=float)
 
     def __len__(self) -> int:
-        return int(self.darr.shape[1])
+        return self.n
 
     def term(self, j: int) -> np.ndarray:
         """One candidate's column, computed: the only values the driver ever fetches."""
-        return np.asarray(self.darr[:, j : j + 1].compute(), dtype=float)
+        kept = self.stream.column(self.start + j)
+        return kept if kept is not None else np.asarray(self.darr[:, j : j + 1].compute(), dtype=float)
 
     def reduce_single(self, q_and_target: np.ndarray,
                       row_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -135,7 +150,8 @@ class DaskBlock(CandidateBlock):
         return np.array([], dtype=int)  # non-finite values surface as non-finite statistics
 
     def tail(self, start: int) -> DaskBlock:
-        out = DaskBlock(self.darr[:, start:], self.stream, self.start + start)
+        darr = None if self._darr is None else self._darr[:, start:]
+        out = DaskBlock(self.stream, self.start + start, self.n - start, darr)
         out._kept, out.scored = self._kept, self.scored
         if self._constant is not None:
             out._constant = self._constant[start:]
@@ -154,7 +170,11 @@ class DaskArrayStream(Stream):
     names : sequence of str, optional
         Candidate names (default ``x0, x1, ...``).
     ahead : int
-        Blocks scored ahead of the driver when a distributed client is active.
+        Tasks scored ahead of the driver when a distributed client is active.
+    group : int, optional
+        Chunks scored by one task (gathered chunks only).  Default: enough chunks for about
+        ``GROUP_VALUES`` values, leaving at least four tasks over the stream.  The scores,
+        hence the decisions, do not depend on it: each chunk is scored on its own.
     rows : {"auto", "gather", "reduce"}
         How row chunks are used.  ``"gather"``: each column chunk is gathered whole on one
         worker and scored there (three numbers per candidate come back).  ``"reduce"``:
@@ -166,8 +186,10 @@ class DaskArrayStream(Stream):
     n_candidates: int
 
     def __init__(self, name: str, darr: Any, names: Sequence[str] | None = None, *, ahead: int = 4,
-                 rows: str = "auto"):
+                 rows: str = "auto", group: int | None = None):
         super().__init__(name)
+        if group is not None and group < 1:
+            raise ValueError(f"stream {name!r}: group must be a positive number of chunks, got {group}")
         if rows not in _ROWS:
             raise ValueError(f"stream {name!r}: rows must be one of {', '.join(map(repr, _ROWS))}, got {rows!r}")
         if darr.ndim != 2:
@@ -196,10 +218,16 @@ class DaskArrayStream(Stream):
         self.position = 0
         self.ahead = ahead
         self._bounds = np.concatenate(([0], np.cumsum(self.darr.chunks[1])))
-        self._pending: dict[tuple[str, int, int], _Scores] = {}  # speculative scores in flight
-        self._parts: dict[tuple[int, int], Any] = {}  # blocks kept on the workers while scored ahead
+        n_chunks = len(self._bounds) - 1
+        per_chunk = max(self.darr.shape[0] * max(self.darr.chunks[1]), 1)
+        self.group = group or max(1, min(-(-GROUP_VALUES // per_chunk), -(-n_chunks // 4)))
+        self._runs: list[_Run] = []  # scores in flight or received, in column order, one model
+        # chunk -> (future, i): its values kept on the workers (the i-th of a task's, or the future's)
+        self._held: dict[int, tuple[Any, int | None]] = {}
+        self._token, self._ids = uuid.uuid4().hex[:12], itertools.count()  # cheap unique task keys
         self._last_key: str | None = None  # the model of the last block scored
         self._changes = 0  # model changes (acceptances) so far
+        self._changed_at = 0  # the chunk where the current model began scoring
         self._model: tuple[str, Any, Any] | None = None  # the current model, cut like the rows
 
     def _next_block(self, k: int) -> TermBlock | None:
@@ -208,10 +236,10 @@ class DaskArrayStream(Stream):
             return None
         stop = self._chunk_end(start + k)
         self.position = stop
-        return TermBlock(self.name, self.names[start:stop], DaskBlock(self.darr[:, start:stop], self, start))
+        return TermBlock(self.name, self.names[start:stop], DaskBlock(self, start, stop - start))
 
     def _chunk_end(self, want: int) -> int:
-        """``want`` rounded up to the end of its chunk: blocks are whole chunks, one task each."""
+        """``want`` rounded up to the end of its chunk: blocks are whole chunks."""
         want = min(want, self.n_candidates)
         return int(self._bounds[np.searchsorted(self._bounds, want)])
 
@@ -222,80 +250,145 @@ class DaskArrayStream(Stream):
         key = _model_key(q_and_target, row_weights)
         client = _client()
         start, stop = block.start, block.start + len(block)
+        rescore, block.scored = block.scored, True
         if client is None:
             # without a client a block is kept (computed once) only when it is scored again,
             # after an acceptance inside it
-            part = block.kept() if block.scored else block.darr
-            block.scored = True
+            part = block.kept() if rescore else block.darr
             return self._graph(part, q_and_target, row_weights, key).compute()
-        ahead_part = self._parts.pop((start, stop), None)
-        if ahead_part is not None and not block.scored:  # kept on the workers when scored ahead
-            block.darr, block._kept = ahead_part, True
-        part = block.kept() if block.scored else block.darr
-        block.scored = True
-        if self._last_key is not None and key != self._last_key:
-            self._changes += 1
+        if key != self._last_key:
+            self._changes += self._last_key is not None
+            self._changed_at = self._chunk_of(start)
         self._last_key = key
-        future = self._pending.pop((key, start, stop), None)
-        # speculative scores against an older model, or of blocks already passed, are cancelled
-        stale = [f for k, f in self._pending.items() if k[0] != key or k[1] < stop]
+        # runs against an older model, or of columns already passed, are cancelled
+        live = [r for r in self._runs if r.key == key and r.hi > start]
+        if live and live[0].lo > start:
+            live = []
+        stale = [r.future for r in self._runs if r.scores is None and r not in live]
         if stale:
-            client.cancel([f for fs in stale for f in fs.futures])
-        self._pending = {k: f for k, f in self._pending.items() if k[0] == key and k[1] >= stop}
-        self._parts = {k: v for k, v in self._parts.items() if k[0] >= stop}
-        # keep the values of blocks scored ahead only while acceptances are frequent (more than
-        # one per KEEP_AHEAD_CHUNKS chunks so far): an acceptance voids the speculative scores, and
-        # kept values are rescored without being generated (or read) again; otherwise one task
-        # per chunk reads and scores it, and the values are read again only after an acceptance
-        keep = not self.by_rows and self._changes * KEEP_AHEAD_CHUNKS > np.searchsorted(self._bounds, stop)
-        # blocks run in stream order: dask groups computations submitted within its fifo_timeout
-        # into one generation and would otherwise run speculative blocks before the one the
-        # driver waits for (higher priority runs first)
-        if future is None:
-            future = self._submit(client, part, q_and_target, row_weights, key, start)
-        # score the next blocks (chunk-aligned, as the driver will ask for them) meanwhile
-        lo = stop
-        for _ in range(self.ahead):
-            if lo >= self.n_candidates:
-                break
-            hi = self._chunk_end(lo + max(len(block), 1))
-            if (key, lo, hi) not in self._pending:
-                ahead = self._ahead_part(client, lo, hi) if keep else self.darr[:, lo:hi]
-                self._pending[(key, lo, hi)] = self._submit(client, ahead, q_and_target, row_weights, key, lo)
+            client.cancel(stale)
+        self._runs = live
+        self._held = {c: f for c, f in self._held.items() if self._bounds[c + 1] > start}
+        # keep the values of runs scored ahead only while acceptances are frequent (an acceptance
+        # voids the speculative scores; kept values are rescored without being read again, but
+        # holding them costs the workers memory and time, so one early acceptance is not enough)
+        passed = int(np.searchsorted(self._bounds, stop)) + KEEP_AHEAD_CHUNKS
+        keep = not self.by_rows and self._changes * KEEP_AHEAD_CHUNKS > passed
+        # the block's runs, then `ahead` runs after it (fewer just after a model change: the next
+        # acceptance may void them) are in flight before waiting, in stream order with decreasing
+        # priority (dask runs the higher first)
+        ahead = self.ahead if self.by_rows else min(self.ahead, max(1, self._chunk_of(stop - 1) - self._changed_at))
+        lo = self._runs[-1].hi if self._runs else start
+        beyond = sum(r.lo >= stop for r in self._runs)
+        while lo < self.n_candidates and (lo < stop or beyond < ahead):
+            hi = self._run_end(lo, start, stop)
+            if self.by_rows:
+                part = block.kept()[:, lo - start:hi - start] if rescore and hi <= stop else self.darr[:, lo:hi]
+                model, weights = self._model_by_rows(q_and_target, row_weights, key)
+                future = client.compute(_row_sums(part, model, weights), priority=-lo)
+            else:
+                # a block scored again (after an acceptance inside it) keeps its values from now on
+                future = self._submit(client, q_and_target, row_weights, lo, hi, rescore if lo < stop else keep)
+            self._runs.append(_Run(key, lo, hi, future))
+            beyond += lo >= stop
             lo = hi
-        return future.result()
+        needed = [r for r in self._runs if r.lo < stop]
+        waiting = [r for r in needed if r.scores is None]
+        for r, value in zip(waiting, client.gather([r.future for r in waiting])):
+            r.scores, r.future = (np.asarray(value) if self.by_rows else np.vstack(value)), None
+        parts = [r.scores[:, max(start - r.lo, 0):stop - r.lo] for r in needed if r.scores is not None]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
-    def _ahead_part(self, client: Any, lo: int, hi: int) -> Any:
-        """Columns ``lo:hi`` for a speculative score, kept on the workers when small enough."""
-        part = self._parts.get((lo, hi))
-        if part is None:
-            part = self.darr[:, lo:hi]
-            if part.nbytes > KEEP_BYTES:
-                return part
-            part = client.persist(part, priority=-lo)
-            self._parts[(lo, hi)] = part
-        return part
+    def _chunk_of(self, j: int) -> int:
+        return int(np.searchsorted(self._bounds, j, side="right")) - 1
 
-    def _submit(self, client: Any, part: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None,
-                key: str, start: int) -> _Scores:
-        """The scores of ``part`` computed on the workers: one task per chunk.
+    def _run_end(self, lo: int, start: int, stop: int) -> int:
+        """Where a run of columns scored by one task ends.  Gathered chunks: up to ``group`` from
+        the one holding ``lo``, but no more than half the chunks since the model last changed
+        (an acceptance voids the runs in flight, the running ones finish all the same, and the
+        next may be near) nor than half those left (the last runs end together).  Row sums: the
+        block, then runs as long as the block, as the driver will ask for them."""
+        if not self.by_rows:
+            c = self._chunk_of(lo)
+            left = len(self._bounds) - 1 - c
+            size = max(1, min(self.group, (c - self._changed_at) // 2, left // 2))
+            return int(self._bounds[min(c + size, len(self._bounds) - 1)])
+        return stop if lo < stop else self._chunk_end(lo + max(stop - start, 1))
 
-        Each output chunk is a task of its own (the chunk's values, read or generated, fused
-        with :func:`chunk_scores`), gathered and joined here: no finalising task that
-        concatenates the chunks on a worker, no extra transfer.
-        """
-        graph = self._graph(part, q_and_target, row_weights, key)
-        if self.by_rows:  # sums over row chunks: dask's reductions finish on the workers
-            return _Scores([client.compute(graph, priority=-start)], by_column=False)
-        pieces = graph.to_delayed(optimize_graph=True).ravel().tolist()
-        return _Scores(client.compute(pieces, priority=-start), by_column=True)
+    def _submit(self, client: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None,
+                lo: int, hi: int, hold: bool) -> Any:
+        """One task scoring columns ``lo:hi`` (whole chunks but the first): :func:`_score_chunks`.
+        To keep the chunks (``hold``), a task of their own returns their values first."""
+        c0, c1 = self._chunk_of(lo), self._chunk_of(hi - 1) + 1
+        sources = self._sources(client, c0, c1, hold, -lo)
+        return client.submit(_score_chunks, q_and_target, row_weights, lo - int(self._bounds[c0]), sources,
+                             key=self._key("scores"), priority=-lo)
+
+    def _sources(self, client: Any, c0: int, c1: int, hold: bool,
+                 priority: int) -> list[tuple[Any, int | None]]:
+        """Chunks ``c0:c1`` for one task, each as ``(container, i)`` (see :func:`_chunk`): kept
+        on the workers (futures), or computed in the task from their graph (:class:`_Lazy`)."""
+        missing = [c for c in range(c0, c1) if c not in self._held]
+        lazy = self._lazy(missing, c0) if missing else None
+        if missing and lazy is None:  # the chunks depend on data on the workers: persist them
+            self._persist(client, missing)
+        nbytes = (self._bounds[c1] - self._bounds[c0]) * self.darr.shape[0] * 8
+        if lazy is not None and hold and nbytes <= KEEP_BYTES:
+            values = client.submit(_chunk_values, lazy, key=self._key("values"), priority=priority)
+            self._held.update({c: (values, c - c0) for c in missing})
+        return [self._held.get(c) or (lazy, c - c0) for c in range(c0, c1)]
+
+    def _key(self, what: str) -> str:
+        """A unique task key, cheaper than dask's tokenizing of the arguments."""
+        return f"streamreg-{what}-{self._token}-{next(self._ids)}"
+
+    def _lazy(self, chunks: list[int], first: int) -> _Lazy | None:
+        """The optimized graph of ``chunks`` (numbered from ``first`` in the task), or None when
+        it depends on data elsewhere (on the workers)."""
+        part = self.darr[:, int(self._bounds[chunks[0]]):int(self._bounds[chunks[-1] + 1])]
+        keys = part.__dask_keys__()[0]
+        wanted = {c - first: keys[c - chunks[0]] for c in chunks}
+        graph = dict(part.__dask_optimize__(part.__dask_graph__(), list(wanted.values())))
+        # dask's task nodes name their dependencies (a node without, of an older kind: not inlined)
+        deps = [getattr(node, "dependencies", None) for node in graph.values()]
+        if any(d is None or not d <= graph.keys() for d in deps):
+            return None
+        return _Lazy(graph, wanted)
+
+    def _persist(self, client: Any, chunks: list[int]) -> None:
+        """Keep ``chunks`` (computed from data on the workers) on the workers until passed."""
+        from distributed import Future
+
+        keys, graph = self.darr.__dask_keys__()[0], self.darr.__dask_graph__()
+        direct = {c: graph.get(keys[c]) for c in chunks}  # a persisted array: its chunks are there
+        self._held.update({c: (f, None) for c, f in direct.items() if isinstance(f, Future)})
+        rest = [c for c in chunks if c not in self._held]
+        if rest:
+            a, b = int(self._bounds[rest[0]]), int(self._bounds[rest[-1] + 1])
+            part = client.persist(self.darr[:, a:b], priority=-a)
+            futures = part.__dask_graph__()
+            for c, k in zip(range(rest[0], rest[-1] + 1), part.__dask_keys__()[0]):
+                self._held.setdefault(c, (futures[k], None))
+
+    def column(self, j: int) -> np.ndarray | None:
+        """Column ``j`` (accepted) from its chunk, kept on the workers from now on: the block is
+        scored again next, from the same values.  None without a client, or for row sums."""
+        client = _client()
+        if client is None or self.by_rows:
+            return None
+        c = self._chunk_of(j)
+        # priority over the runs in flight: the driver waits for it
+        [(values, i)] = self._sources(client, c, c + 1, True, 1)
+        if isinstance(values, _Lazy):  # too large to keep
+            return None
+        future = client.submit(_take_column, values, i, j - int(self._bounds[c]), key=self._key("column"), priority=1)
+        return np.asarray(future.result(), dtype=float)
 
     def _graph(self, part: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None, key: str) -> Any:
         if self.by_rows:
             return _row_sums(part, *self._model_by_rows(q_and_target, row_weights, key))
         return part.map_blocks(chunk_scores, q_and_target, row_weights, chunks=((3,), part.chunks[1]),
                                dtype=float, meta=np.empty((0, 0)))
-
 
     def _model_by_rows(self, q_and_target: np.ndarray, row_weights: np.ndarray | None,
                        key: str) -> tuple[Any, Any]:
@@ -307,17 +400,55 @@ class DaskArrayStream(Stream):
         return self._model[1], self._model[2]
 
 
-class _Scores:
-    """Scores of one block in flight on the workers: one future per output chunk."""
+class _Run:
+    """Scores of columns ``lo:hi`` against one model: in flight (``future``) or here (``scores``)."""
 
-    def __init__(self, futures: list[Any], by_column: bool):
-        self.futures, self.by_column = futures, by_column
+    __slots__ = ("future", "hi", "key", "lo", "scores")
 
-    def result(self) -> np.ndarray:
-        if not self.by_column:
-            return np.asarray(self.futures[0].result())
-        parts = self.futures[0].client.gather(self.futures)
-        return np.asarray(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1))
+    def __init__(self, key: str, lo: int, hi: int, future: Any):
+        self.key, self.lo, self.hi, self.future = key, lo, hi, future
+        self.scores: np.ndarray | None = None
+
+
+class _Lazy:
+    """Chunks computed inside a task from their optimized graph (not tasks of their own); an
+    opaque object to ``distributed``, whose ``submit`` would read the graph's nodes as tasks."""
+
+    def __init__(self, graph: dict[Any, Any], keys: dict[int, Any]):
+        self.graph, self.keys = graph, keys  # keys: the task's i-th chunk -> its key in the graph
+
+    def __getitem__(self, i: int) -> Any:
+        import dask
+
+        return dask.get(self.graph, self.keys[i])
+
+
+def _chunk_values(lazy: _Lazy) -> dict[int, Any]:
+    """The values of the chunks of ``lazy``, kept on the worker that computes them."""
+    return {i: lazy[i] for i in lazy.keys}
+
+
+def _chunk(container: Any, i: int | None) -> Any:
+    """A chunk's values: a kept chunk (``i`` None), or the i-th of kept or lazy chunks."""
+    return container if i is None else container[i]
+
+
+def _score_chunks(q_and_target: np.ndarray, row_weights: np.ndarray | None, skip: int,
+                  sources: list[tuple[Any, int | None]]) -> tuple[np.ndarray, np.ndarray]:
+    """Scores of consecutive chunks (the first without its ``skip`` first columns), on a worker.
+
+    Each chunk is scored on its own (:func:`chunk_scores`), so the scores are those of one
+    task per chunk whatever the grouping.  The gains travel as they are; the ranks (0 or 1,
+    single columns) and constancy as bytes, less than half the data.
+    """
+    out = [chunk_scores(_chunk(*source)[:, skip if i == 0 else 0:], q_and_target, row_weights)
+           for i, source in enumerate(sources)]
+    scores = out[0] if len(out) == 1 else np.concatenate(out, axis=1)
+    return scores[0], scores[1:].astype(np.int8)
+
+
+def _take_column(values: Any, i: int | None, j: int) -> np.ndarray:
+    return np.asarray(_chunk(values, i)[:, j:j + 1])
 
 
 def _cut_rows(values: np.ndarray, rows: tuple[int, ...]) -> Any:

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 import streamreg as sr
+from streamreg.streams.dask_array import DaskArrayStream
 
 da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
@@ -84,6 +85,54 @@ def test_lazily_generated_candidates_are_generated_on_the_workers(client):
     fit = sr.select(y, g, w0=0.05, alpha_delta=0.05)
     assert "x12345" in fit.selected_terms
     _same(fit, sr.select(y, g.compute(), w0=0.05, alpha_delta=0.05))
+
+
+def _array(kind, x, client, chunk):
+    if kind == "generated":  # drawn chunk by chunk on the workers; y is built from it below
+        return da.random.default_rng(7).standard_normal(x.shape, chunks=(x.shape[0], chunk))
+    if kind == "in memory":
+        return da.from_array(x, chunks=(x.shape[0], chunk))
+    if kind == "persisted":  # the chunks are futures: the tasks take them, no graph
+        return client.persist(da.from_array(x, chunks=(x.shape[0], chunk)))
+    # rows cut in two on the workers: each column chunk is joined there first (persisted per run)
+    return client.persist(da.from_array(x, chunks=(x.shape[0] // 2, chunk)))
+
+
+@pytest.mark.parametrize(("kind", "chunk", "group"), [
+    ("in memory", 500, 3),  # 12 chunks: groups of 3 and of 5 (below) do not divide them all
+    ("in memory", 500, 5),
+    ("in memory", 430, 2),  # a narrower last chunk
+    ("generated", 300, 4),
+    ("persisted", 400, 3),
+    ("rows on the workers", 600, 4),
+])
+def test_tasks_scoring_several_chunks_give_the_numpy_decisions(client, problem, monkeypatch, kind, chunk, group):
+    """One task scores a run of chunks (each chunk on its own); runs are cut after a model
+    change and near the end, and an acceptance may fall inside one: the decisions and the
+    statistics are those of numpy, whatever the chunks and the group."""
+    x, y, _ = problem
+    g = _array(kind, x, client, chunk)
+    if kind == "generated":
+        x = g.compute()
+        y = x[:, [5, 900, 4100]].sum(axis=1) + 0.5 * np.random.default_rng(2).standard_normal(x.shape[0])
+    runs = []
+    submit = DaskArrayStream._submit
+
+    def recorded(self, client, q, w, lo, hi, hold):
+        runs.append((lo, hi))
+        return submit(self, client, q, w, lo, hi, hold)
+
+    monkeypatch.setattr(DaskArrayStream, "_submit", recorded)
+    stream = DaskArrayStream("x", g, group=group)
+    assert stream.group == group
+    ref = sr.select(y, x)
+    fit = sr.select(y, stream)
+    _same(fit, ref)
+    assert len(ref.selected_terms) >= 2
+    # runs of several chunks were scored, and one held an accepted candidate past its first chunk
+    assert max(hi - lo for lo, hi in runs) > chunk
+    accepted = [int(t[1:]) for t in ref.history.loc[ref.history["status"].astype(str) == "accepted", "term"]]
+    assert any(lo // chunk < j // chunk and j < hi for lo, hi in runs for j in accepted)
 
 
 def test_a_worker_killed_mid_search_changes_nothing(client):
