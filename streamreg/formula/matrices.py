@@ -192,19 +192,31 @@ def plain_design(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame) -> pd.Dat
     names = terms[1:]
     if len(set(names)) != len(names) or not all(_NAME.match(t) and not keyword.iskeyword(t) for t in names):
         return None
+    # one lookup per frame: `name in columns` scans a wide text Index (pandas' string dtype)
+    # column by column, about 50 ms a name at a million columns
+    new_pos, train_pos = _positions(newdata, names), _positions(train, names)
+    if new_pos is None or train_pos is None:
+        return None
     cols = []
-    for name in names:
-        if name not in newdata.columns or name not in train.columns:
-            return None
-        col, ref = newdata[name], train[name]
-        if not isinstance(col, pd.Series) or col.dtype.kind not in "iuf" or ref.dtype.kind not in "iuf":
-            return None  # duplicated labels, booleans (patsy: categorical), text, dates
+    for j, k in zip(new_pos, train_pos):
+        col, ref = newdata.iloc[:, j], train.iloc[:, k]
+        if col.dtype.kind not in "iuf" or ref.dtype.kind not in "iuf":
+            return None  # booleans (patsy: categorical), text, dates
         cols.append(col.to_numpy(dtype=float))
     head = [np.ones(len(newdata))] if terms[0] == "1" else []
     values = np.column_stack(head + cols) if head or cols else np.empty((len(newdata), 0))
     if not np.isfinite(values).all():
         return None  # patsy says which value is missing
     return pd.DataFrame(values, index=newdata.index, columns=["Intercept"] * len(head) + names)
+
+
+def _positions(frame: pd.DataFrame, names: list[str]) -> np.ndarray | None:
+    """Positions of ``names`` among the frame's columns; None if one is missing or the
+    columns repeat a label (patsy then says what is wrong)."""
+    if not frame.columns.is_unique:
+        return None
+    pos = frame.columns.get_indexer(pd.Index(names))
+    return None if (pos < 0).any() else pos
 
 
 class _AnyName:
