@@ -81,6 +81,10 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _Col
         pattern = any(ch in arg for ch in "*?[")
         if not mask.any():
             hint = "" if pattern else " (no column has that name)"
+            factors = [f.strip() for f in arg.split("*")]
+            if pattern and len(factors) > 1 and all(f in colset for f in factors):  # R's a*b, read as a glob
+                hint = (f" ('*' is a glob here; for the product of {' and '.join(factors)} offer the candidate "
+                        f"term {':'.join(factors)}, or I({' * '.join(factors)}))")
             raise FormulaError(f"{spec.text}: {arg!r} matches no column of the data{hint}")
         if not pattern and (mask & in_model).any():  # a glob skips such columns; a name asks for one
             raise FormulaError(f"{spec.text}: {arg!r} is taken (the response, a fixed term on its own, an offset "

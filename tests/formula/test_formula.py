@@ -235,3 +235,12 @@ def test_dropped_rows_name_the_columns_with_missing_values():
                     "(drop or impute those columns to keep the rows, or pass missing='raise')")
     assert fit.missing_by_column == expect and fit.n_dropped == n_dropped and int(fit.fit.nobs) == 100 - n_dropped
     assert f"Rows dropped (NaN):  {n_dropped} (x2: 2, x3: {expect['x3']})" in str(fit.summary())
+
+
+def test_an_r_product_in_a_stream_says_star_is_a_glob():
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame(rng.normal(size=(30, 3)), columns=["y", "x1", "x4"])
+    with pytest.raises(FormulaError, match=r"^stream\(x1\*x4\): 'x1\*x4' matches no column of the data \('\*' is a "
+                                           r"glob here; for the product of x1 and x4 offer the candidate term x1:x4, "
+                                           r"or I\(x1 \* x4\)\)$"):
+        sr.streamreg("y ~ stream(x1*x4)", d)
