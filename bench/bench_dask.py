@@ -93,11 +93,8 @@ def wide(m: int, chunk: int) -> pd.DataFrame:
 
 def bare(m: int, chunk: int) -> pd.DataFrame:
     """Score every chunk of the (a) stream against one fixed model: the pipeline without a search."""
-    from streamreg.streams.dask_array import (
-        DaskArrayStream,
-        _score_chunks,
-        chunk_scores,
-    )
+    from streamreg.streams.dask_array import DaskArrayStream
+    from streamreg.streams.dask_tasks import chunk_scores, score_chunks
 
     _, g = problem(m, chunk)
     model = np.linalg.qr(np.random.default_rng(0).standard_normal((g.shape[0], 2)))[0]
@@ -137,7 +134,7 @@ def bare(m: int, chunk: int) -> pd.DataFrame:
             for j in range(i, min(i + ahead + 1, len(runs))):
                 if j not in pending:
                     lazy = stream._lazy(runs[j], runs[j][0])
-                    pending[j] = client.submit(_score_chunks, model, None, 0, [(lazy, k) for k in range(len(runs[j]))],
+                    pending[j] = client.submit(score_chunks, model, None, 0, [(lazy, k) for k in range(len(runs[j]))],
                                                priority=-j, pure=False)
             pending.pop(i).result()
         return time.perf_counter() - t
@@ -158,7 +155,7 @@ def bare(m: int, chunk: int) -> pd.DataFrame:
 
 def _chunks_in_process(first: int, n_chunks: int, chunk: int, model: np.ndarray) -> None:
     """(h): the per-chunk work of (a) without Dask: generate 100 x chunk N(0, 1), score it."""
-    from streamreg.streams.dask_array import chunk_scores
+    from streamreg.streams.dask_tasks import chunk_scores
 
     for i in range(first, first + n_chunks):
         chunk_scores(np.random.default_rng([4, i]).standard_normal((100, chunk)), model, None)

@@ -94,7 +94,6 @@ class Design:
                 "those columns to keep the rows, or pass missing='raise')")
 
 
-
 def binomial_response(series: pd.Series, name: str, grouped: bool = False) -> tuple[np.ndarray, str, object | None]:
     """The response of a binomial model, its formula expression and its success value.
 
@@ -334,17 +333,26 @@ def build_design(
     stream_cands: list[tuple[StreamSpec, Resolved | list[str]]] = []
     used = set(taken)
     used_mask = np.zeros(len(columns), dtype=bool)  # data columns used, by position
+    offered = np.zeros(len(columns), dtype=bool)  # data columns an earlier stream() offers
+    position_of: dict[str, int] = {}
     for position, spec in enumerate(parsed.streams):
         check_options(spec)
         check_nested(spec, resp, functions)
         spec = with_default_seed(spec, seed, position)
         cands: Resolved | list[str]
         if spec.function == "stream":
-            cands = resolve_stream(spec, columns, colset, taken, data, data_dates, data_numeric, transformed)
+            cands = resolve_stream(spec, columns, colset, taken, data, data_dates, data_numeric, transformed,
+                                   offered)
             if cands.positions is not None:
                 used_mask[cands.positions] = True
+                offered[cands.positions] = True
+            named = []
             for cand in cands:
                 used |= {cand.column} if cand.column is not None else variables(cand.name, colset)
+                named += [c for c in (cand.column, cand.factor) if c is not None]
+            if named:  # factors or terms among the columns: one position table, not a scan per name
+                position_of = position_of or {c: j for j, c in enumerate(columns)}
+                offered[[position_of[c] for c in named]] = True
         elif spec.function in COLUMN_CLASSES:
             cands = matched_columns(spec, columns, taken, data)
             used |= set(cands)

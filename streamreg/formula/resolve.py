@@ -37,11 +37,13 @@ def _position(columns: list[str], colset: Container[str], name: str) -> int | No
 
 
 def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _ColumnNames, taken: set[str], data: pd.DataFrame,
-                   date_columns: np.ndarray, numeric_columns: np.ndarray, transformed: Container[str] = ()) -> Resolved:
+                   date_columns: np.ndarray, numeric_columns: np.ndarray, transformed: Container[str] = (),
+                   earlier: np.ndarray | None = None) -> Resolved:
     """The candidates of a ``stream()``: globs matched and dtypes checked once, not per column.
 
-    Globs skip every ``taken`` column; a column named on its own is refused when taken,
-    unless the fixed terms use it only through a transformation (``transformed``).
+    Globs skip every ``taken`` column and the columns earlier streams offer (``earlier``, a
+    mask over the data's columns); a column named on its own is refused when it is one of
+    those, unless the fixed terms use it only through a transformation (``transformed``).
     """
     excl = spec.options.get("exclude") or []
     if isinstance(excl, str):
@@ -55,6 +57,9 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _Col
         if j is not None:
             blocked[j] = True
             in_model[j] = c not in transformed
+    if earlier is not None:  # a column is a candidate of one stream only
+        blocked |= earlier
+        in_model |= earlier
     table = _NameTable(columns)
     excluded = np.zeros(ncol, dtype=bool)
     for e in excl:

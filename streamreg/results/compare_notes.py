@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import statsmodels.api as sm
-from statsmodels.regression.linear_model import RegressionResults
 
 from ..policies.penalties import FixedPenalty
 from .fitstats import estimates_dispersion
@@ -24,7 +23,7 @@ def r_family(result: Any) -> Any | None:
     model = getattr(result, "model", None)
     if isinstance(model, sm.GLM):
         return model.family
-    if isinstance(getattr(result, "_results", result), RegressionResults):
+    if type(model) in (sm.OLS, sm.WLS):  # R's lm; GLS, GLSAR and others have no R criteria here
         return sm.families.Gaussian()
     return None
 

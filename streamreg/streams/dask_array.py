@@ -45,8 +45,16 @@ from typing import Any
 
 import numpy as np
 
-from ..models.base import CandidateBlock, gain_from_products, reduce_single_columns
+from ..models.base import CandidateBlock, gain_from_products
 from .base import NameRange, Stream, TermBlock
+from .dask_tasks import (
+    LazyChunks,
+    chunk_scores,
+    chunk_values,
+    independent_chunks,
+    score_chunks,
+    take_column,
+)
 
 #: a column chunk above this size (rows x width x 8 bytes) is not gathered onto one worker
 #: by default: its candidates are scored by sums over row chunks instead
@@ -66,19 +74,6 @@ _ROWS = ("auto", "gather", "reduce")
 def is_dask_array(x: object) -> bool:
     """Whether ``x`` is a ``dask.array.Array`` (checked without importing dask)."""
     return type(x).__module__.startswith("dask.array") and hasattr(x, "chunks") and hasattr(x, "dask")
-
-
-def chunk_scores(chunk: np.ndarray, q_and_target: np.ndarray, row_weights: np.ndarray | None) -> np.ndarray:
-    """Gain, rank and constancy of every column of one chunk (a ``3 x c`` array).
-
-    Runs on a worker.  The numbers are those :meth:`CandidateBlock.reduce_single` gives in
-    memory for the same columns.
-    """
-    values = np.asarray(chunk, dtype=float)
-    weighted = values if row_weights is None else row_weights[:, None] * values
-    gain, rank = reduce_single_columns(q_and_target, weighted)
-    constant = np.ptp(values, axis=0) == 0 if values.shape[0] else np.ones(values.shape[1], dtype=bool)
-    return np.vstack([gain, rank, constant])
 
 
 class DaskBlock(CandidateBlock):
@@ -188,8 +183,11 @@ class DaskArrayStream(Stream):
     def __init__(self, name: str, darr: Any, names: Sequence[str] | None = None, *, ahead: int = 4,
                  rows: str = "auto", group: int | None = None):
         super().__init__(name)
-        if group is not None and group < 1:
-            raise ValueError(f"stream {name!r}: group must be a positive number of chunks, got {group}")
+        for option, value in (("group", group), ("ahead", ahead)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                                      or value < 1):
+                raise ValueError(f"stream {name!r}: {option} must be a positive whole number of "
+                                 f"{'chunks' if option == 'group' else 'tasks'}, got {value!r}")
         if rows not in _ROWS:
             raise ValueError(f"stream {name!r}: rows must be one of {', '.join(map(repr, _ROWS))}, got {rows!r}")
         if darr.ndim != 2:
@@ -203,6 +201,8 @@ class DaskArrayStream(Stream):
         if np.dtype(darr.dtype).kind not in "biuf":
             raise ValueError(f"stream {name!r} is not numeric (dtype {darr.dtype}); array streams take numeric "
                              "columns")
+        if 0 in darr.chunks[1]:  # empty column chunks: a slice would drop them and shift the chunk keys
+            darr = darr.rechunk({1: tuple(c for c in darr.chunks[1] if c)})
         one_row_chunk = len(darr.chunks[0]) == 1
         if rows == "auto":
             widest = max(darr.chunks[1])
@@ -225,6 +225,7 @@ class DaskArrayStream(Stream):
         # chunk -> (future, i): its values kept on the workers (the i-th of a task's, or the future's)
         self._held: dict[int, tuple[Any, int | None]] = {}
         self._token, self._ids = uuid.uuid4().hex[:12], itertools.count()  # cheap unique task keys
+        self._independent: bool | None = None  # chunks computed from their own sources (see _lazy)
         self._last_key: str | None = None  # the model of the last block scored
         self._changes = 0  # model changes (acceptances) so far
         self._changed_at = 0  # the chunk where the current model began scoring
@@ -317,24 +318,24 @@ class DaskArrayStream(Stream):
 
     def _submit(self, client: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None,
                 lo: int, hi: int, hold: bool) -> Any:
-        """One task scoring columns ``lo:hi`` (whole chunks but the first): :func:`_score_chunks`.
+        """One task scoring columns ``lo:hi`` (whole chunks but the first): :func:`score_chunks`.
         To keep the chunks (``hold``), a task of their own returns their values first."""
         c0, c1 = self._chunk_of(lo), self._chunk_of(hi - 1) + 1
         sources = self._sources(client, c0, c1, hold, -lo)
-        return client.submit(_score_chunks, q_and_target, row_weights, lo - int(self._bounds[c0]), sources,
+        return client.submit(score_chunks, q_and_target, row_weights, lo - int(self._bounds[c0]), sources,
                              key=self._key("scores"), priority=-lo)
 
     def _sources(self, client: Any, c0: int, c1: int, hold: bool,
                  priority: int) -> list[tuple[Any, int | None]]:
         """Chunks ``c0:c1`` for one task, each as ``(container, i)`` (see :func:`_chunk`): kept
-        on the workers (futures), or computed in the task from their graph (:class:`_Lazy`)."""
+        on the workers (futures), or computed in the task from their graph (:class:`LazyChunks`)."""
         missing = [c for c in range(c0, c1) if c not in self._held]
         lazy = self._lazy(missing, c0) if missing else None
         if missing and lazy is None:  # the chunks depend on data on the workers: persist them
             self._persist(client, missing)
         nbytes = (self._bounds[c1] - self._bounds[c0]) * self.darr.shape[0] * 8
         if lazy is not None and hold and nbytes <= KEEP_BYTES:
-            values = client.submit(_chunk_values, lazy, key=self._key("values"), priority=priority)
+            values = client.submit(chunk_values, lazy, key=self._key("values"), priority=priority)
             self._held.update({c: (values, c - c0) for c in missing})
         return [self._held.get(c) or (lazy, c - c0) for c in range(c0, c1)]
 
@@ -342,9 +343,13 @@ class DaskArrayStream(Stream):
         """A unique task key, cheaper than dask's tokenizing of the arguments."""
         return f"streamreg-{what}-{self._token}-{next(self._ids)}"
 
-    def _lazy(self, chunks: list[int], first: int) -> _Lazy | None:
+    def _lazy(self, chunks: list[int], first: int) -> LazyChunks | None:
         """The optimized graph of ``chunks`` (numbered from ``first`` in the task), or None when
-        it depends on data elsewhere (on the workers)."""
+        it depends on data elsewhere (on the workers) or chunks share their sources."""
+        if self._independent is None:
+            self._independent = independent_chunks(self.darr)
+        if not self._independent:
+            return None
         part = self.darr[:, int(self._bounds[chunks[0]]):int(self._bounds[chunks[-1] + 1])]
         keys = part.__dask_keys__()[0]
         wanted = {c - first: keys[c - chunks[0]] for c in chunks}
@@ -353,7 +358,7 @@ class DaskArrayStream(Stream):
         deps = [getattr(node, "dependencies", None) for node in graph.values()]
         if any(d is None or not d <= graph.keys() for d in deps):
             return None
-        return _Lazy(graph, wanted)
+        return LazyChunks(graph, wanted)
 
     def _persist(self, client: Any, chunks: list[int]) -> None:
         """Keep ``chunks`` (computed from data on the workers) on the workers until passed."""
@@ -379,9 +384,9 @@ class DaskArrayStream(Stream):
         c = self._chunk_of(j)
         # priority over the runs in flight: the driver waits for it
         [(values, i)] = self._sources(client, c, c + 1, True, 1)
-        if isinstance(values, _Lazy):  # too large to keep
+        if isinstance(values, LazyChunks):  # too large to keep
             return None
-        future = client.submit(_take_column, values, i, j - int(self._bounds[c]), key=self._key("column"), priority=1)
+        future = client.submit(take_column, values, i, j - int(self._bounds[c]), key=self._key("column"), priority=1)
         return np.asarray(future.result(), dtype=float)
 
     def _graph(self, part: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None, key: str) -> Any:
@@ -408,47 +413,6 @@ class _Run:
     def __init__(self, key: str, lo: int, hi: int, future: Any):
         self.key, self.lo, self.hi, self.future = key, lo, hi, future
         self.scores: np.ndarray | None = None
-
-
-class _Lazy:
-    """Chunks computed inside a task from their optimized graph (not tasks of their own); an
-    opaque object to ``distributed``, whose ``submit`` would read the graph's nodes as tasks."""
-
-    def __init__(self, graph: dict[Any, Any], keys: dict[int, Any]):
-        self.graph, self.keys = graph, keys  # keys: the task's i-th chunk -> its key in the graph
-
-    def __getitem__(self, i: int) -> Any:
-        import dask
-
-        return dask.get(self.graph, self.keys[i])
-
-
-def _chunk_values(lazy: _Lazy) -> dict[int, Any]:
-    """The values of the chunks of ``lazy``, kept on the worker that computes them."""
-    return {i: lazy[i] for i in lazy.keys}
-
-
-def _chunk(container: Any, i: int | None) -> Any:
-    """A chunk's values: a kept chunk (``i`` None), or the i-th of kept or lazy chunks."""
-    return container if i is None else container[i]
-
-
-def _score_chunks(q_and_target: np.ndarray, row_weights: np.ndarray | None, skip: int,
-                  sources: list[tuple[Any, int | None]]) -> tuple[np.ndarray, np.ndarray]:
-    """Scores of consecutive chunks (the first without its ``skip`` first columns), on a worker.
-
-    Each chunk is scored on its own (:func:`chunk_scores`), so the scores are those of one
-    task per chunk whatever the grouping.  The gains travel as they are; the ranks (0 or 1,
-    single columns) and constancy as bytes, less than half the data.
-    """
-    out = [chunk_scores(_chunk(*source)[:, skip if i == 0 else 0:], q_and_target, row_weights)
-           for i, source in enumerate(sources)]
-    scores = out[0] if len(out) == 1 else np.concatenate(out, axis=1)
-    return scores[0], scores[1:].astype(np.int8)
-
-
-def _take_column(values: Any, i: int | None, j: int) -> np.ndarray:
-    return np.asarray(_chunk(values, i)[:, j:j + 1])
 
 
 def _cut_rows(values: np.ndarray, rows: tuple[int, ...]) -> Any:

@@ -66,7 +66,10 @@ def test_parse_splits_fixed_and_streams():
         ("y stream(x*)", "exactly one '~'"),
         ("nosuch ~ stream(x*)", "is not a column of the data"),
         ("y ~ stream()", "needs at least one column glob"),
-        ("y ~ stream(x1) + stream(x1)", "two streams are called"),
+        ("y ~ stream(x1) + stream(x1)", ("'x1' is taken (the response, a fixed term on its own, an offset or weights "
+                                         "column, or a candidate of an earlier stream)")),
+        ("y ~ stream(x1) + stream(x1, x2)", "or a candidate of an earlier stream"),
+        ("y ~ stream(x1, name='a') + stream(x2, name='a')", "two streams are called 'a'"),
         ("y ~ x1 + stream(x1)", "'x1' is taken (the response, a fixed term on its own"),
         ("y ~ x1 + stream(x1*)", "no candidates left"),
     ],

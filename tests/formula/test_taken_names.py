@@ -62,3 +62,14 @@ def test_the_response_cannot_be_an_offset_or_weights_column(data, option):
                                          r"column \(offset=, exposure=, freq_weights=, var_weights=\)$"):
         sr.streamreg("y ~ stream(x1, x2)", d, family="poisson" if option == "exposure" else "gaussian",
                      **{option: "y"})
+
+
+def test_a_column_is_a_candidate_of_one_stream_only(data):
+    # named again in a later stream: refused; a later glob skips it (it was tested twice before)
+    with pytest.raises(FormulaError, match=r"^stream\(x2, x1, name='b'\): 'x1' is taken .*a candidate of an earlier "
+                                           r"stream"):
+        sr.streamreg("y ~ stream(x1, name='a') + stream(x2, x1, name='b')", data)
+    fit = sr.streamreg("y ~ stream(x1, name='a') + stream(x*, name='b')", data)
+    assert fit.history["term"].tolist().count("x1") == 1 and set(fit.history["term"]) == {"x1", "x2"}
+    with pytest.raises(FormulaError, match="'age' is taken"):  # a transformed fixed column: once, not twice
+        sr.streamreg("y ~ np.log(age + 5) + stream(age, name='a') + stream(age, name='b')", data)

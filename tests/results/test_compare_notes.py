@@ -152,3 +152,10 @@ def test_robust_standard_errors_are_noted(gaussian):
     every = sr.compare([hc3, hc3], names=["a", "b"]).notes
     assert "Robust covariance (standard errors, statistics, p-values, intervals and stars): HC3 for a, b." in every
     assert not any(n.startswith("Robust covariance") for n in sr.compare(plain).notes)
+
+
+def test_gls_keeps_statsmodels_criteria(gaussian):
+    gls = sm.GLS(gaussian["y"], sm.add_constant(gaussian[["x_0", "x_3"]])).fit()
+    table = sr.compare({"gls": gls})
+    assert table.statistics.at["AIC", "gls"] == gls.aic  # R's lm has no GLS: statsmodels' own, no R label
+    assert criteria_notes(table) == []

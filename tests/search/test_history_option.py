@@ -254,3 +254,13 @@ def test_history_none_refuses_an_accepted_terms_name_and_allows_a_rejected_one_a
     assert fit.search.n_tests == 12
     with pytest.raises(ValueError, match="duplicate candidate name 'miss'"):  # history="full" keeps every name
         sr.select(y, _items(x, names), block_size=4, max_tests=math.inf, w0=0.5)
+
+
+def test_history_none_with_passes_keeps_names_and_refuses_a_repeat_as_full_does():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(40, 4))
+    y = x[:, 0] + rng.normal(size=40)
+    for history in ("full", "none"):
+        with pytest.raises(ValueError, match="duplicate candidate name 'a'"):
+            sr.select(y, _items(x, ["a", "b", "a", "c"]), block_size=2, max_tests=math.inf, passes=2,
+                      history=history)

@@ -167,3 +167,42 @@ def test_bad_dask_input_gets_a_clear_message(problem, make, message):
     x, y, _ = problem
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         sr.select(y, make(x))
+
+
+@pytest.mark.parametrize("option, value", [("group", 2.5), ("group", True), ("group", 0), ("ahead", 0)])
+def test_group_and_ahead_must_be_positive_whole_numbers(option, value):
+    import dask.array as da
+
+    from streamreg.streams.dask_array import DaskArrayStream
+
+    what = "chunks" if option == "group" else "tasks"
+    with pytest.raises(ValueError, match=rf"^stream 's': {option} must be a positive whole number of {what}, "
+                                         rf"got {value!r}$"):
+        DaskArrayStream("s", da.zeros((5, 10), chunks=(5, 5)), **{option: value})
+
+
+def test_empty_column_chunks_are_dropped_and_decisions_kept():
+    import dask.array as da
+
+    from streamreg.streams.dask_array import DaskArrayStream
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(60, 30))
+    y = x[:, 12] + 0.3 * rng.normal(size=60)
+    darr = da.from_array(x, chunks=(60, (10, 0, 10, 0, 10)))
+    stream = DaskArrayStream("s", darr)
+    assert stream.darr.chunks[1] == (10, 10, 10)
+    fit = sr.select(y, DaskArrayStream("s", darr), w0=0.05, alpha_delta=0.05)
+    assert fit.selected_terms == sr.select(y, x, w0=0.05, alpha_delta=0.05).selected_terms == ["x12"]
+
+
+def test_chunks_sharing_a_source_are_not_recomputed_per_task():
+    import dask.array as da
+    import dask.dataframe as dd
+
+    from streamreg.streams.dask_tasks import independent_chunks
+
+    assert independent_chunks(da.random.default_rng(0).standard_normal((20, 400), chunks=(20, 100)))
+    frame = pd.DataFrame(np.ones((40, 40)), columns=[f"c{i}" for i in range(40)])
+    shared = dd.from_pandas(frame, npartitions=4).to_dask_array(lengths=True).rechunk({0: 40, 1: 10})
+    assert not independent_chunks(shared)  # every column chunk reads all four partitions
