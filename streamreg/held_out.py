@@ -48,8 +48,8 @@ def split_mask(data: pd.DataFrame, validate: ArrayLike, seed: int | None) -> np.
 def held_out(held: pd.DataFrame, design: Design, n_selection: int
               ) -> tuple[pd.DataFrame, np.ndarray, dict[str, int], np.ndarray]:
     """Refit frame, response, sizes and the positions (in ``held``) of the rows kept."""
-    cols = [c for c in design.frame.columns if c in held.columns]
-    frame = held[cols]
+    used = design.frame.columns
+    frame = held[used[used.isin(held.columns)]]  # one vectorised match: a wide frame has a column per candidate
     incomplete = frame.isna().any(axis=1).to_numpy()
     n_na = int(incomplete.sum())
     frame = frame.loc[~incomplete]
@@ -91,7 +91,10 @@ def held_out_levels(selection: pd.DataFrame, refit: pd.DataFrame, fixed: str, rh
     list of str
     """
     problems = []
-    for c in refit.columns:
+    # factors only: text, categories, booleans (one vectorised pass; a wide frame has a numeric
+    # column per candidate, and a regular expression per column would cost seconds)
+    factors = refit.select_dtypes(exclude="number").columns.union(refit.select_dtypes(include="bool").columns)
+    for c in factors:
         if c == response or c not in selection.columns or not _mentions(rhs, c) or is_numeric(refit[c]):
             continue
         before = list(pd.unique(selection[c].dropna()))
