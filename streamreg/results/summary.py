@@ -65,6 +65,9 @@ def _tested(res: StreamRegResults) -> tuple[str, str]:
     passes = int(history["pass"].max()) if "pass" in history and len(history) else 1
     if passes > 1:
         return ("Tests (all passes):", f"{tests}, re-offers counted ({passes} passes)")
+    allowed = getattr(getattr(res, "search", None), "passes", 1)
+    if getattr(res, "history_mode", "full") == "none" and allowed > 1:  # the rows of re-offers were not kept
+        return ("Tests (all passes):", f"{tests}, re-offers counted (up to {allowed} passes)")
     return ("Candidates tested:", tests)
 
 

@@ -39,6 +39,8 @@ class SearchResult:
 
     #: the test in words, set by methods whose test is not the model state's
     test_description: str = ""
+    #: passes over the streams allowed (``passes=``; rejected candidates re-offered)
+    passes: int = 1
 
     def __init__(self, history: Frame, accepted: list[AcceptedTerm],
                  selected: Frame, policies: Mapping[str, Policy], stream_names: list[str], n_tests: int,

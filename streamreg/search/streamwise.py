@@ -79,7 +79,9 @@ class Streamwise:
             family: Any = None, options: SearchOptions) -> SearchResult:
         """Arrange the streams (``multistream``, ``passes``) and search them; see :func:`streamwise_search`."""
         arranged = arrange_streams(list(streams), multistream=options.multistream, passes=options.passes)
-        return _search(state, arranged, self.policy, options)
+        result = _search(state, arranged, self.policy, options)
+        result.passes = options.passes
+        return result
 
     def __repr__(self) -> str:
         return f"Streamwise({self.policy!r})"

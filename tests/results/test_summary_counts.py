@@ -40,3 +40,11 @@ def test_several_passes_count_tests_not_candidates(data):
     facts = dict(selection_facts(fit))
     assert "Candidates tested:" not in facts
     assert facts["Tests (all passes):"] == f"{tests}, re-offers counted (2 passes)"
+
+
+def test_history_none_still_says_tests_count_re_offers(data):
+    full = sr.streamreg("y ~ stream(x1, x2, x3)", data, passes=2, w0=0.05, alpha_delta=0.05)
+    none = sr.streamreg("y ~ stream(x1, x2, x3)", data, passes=2, w0=0.05, alpha_delta=0.05, history="none")
+    assert full.search.n_tests == none.search.n_tests == 4  # x3 rejected twice
+    assert dict(selection_facts(none))["Tests (all passes):"] == "4, re-offers counted (up to 2 passes)"
+    assert dict(selection_facts(full))["Tests (all passes):"] == "4, re-offers counted (2 passes)"
