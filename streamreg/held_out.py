@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .formula.checks import is_numeric, plain
+from .formula.checks import plain
 from .formula.design import Design, design_matrix
 from .results import StreamRegResults
 from .results.refit import RefitWarning
@@ -93,9 +93,8 @@ def held_out_levels(selection: pd.DataFrame, refit: pd.DataFrame, fixed: str, rh
     problems = []
     # factors only: text, categories, booleans (one vectorised pass; a wide frame has a numeric
     # column per candidate, and a regular expression per column would cost seconds)
-    factors = refit.select_dtypes(exclude="number").columns.union(refit.select_dtypes(include="bool").columns)
-    for c in factors:
-        if c == response or c not in selection.columns or not _mentions(rhs, c) or is_numeric(refit[c]):
+    for c in refit.select_dtypes(exclude="number").columns:  # booleans stay: patsy codes them as factors
+        if c == response or c not in selection.columns or not _mentions(rhs, c):
             continue
         before = list(pd.unique(selection[c].dropna()))
         present = set(refit[c].dropna().unique())

@@ -80,6 +80,21 @@ def stream_rows(res: StreamRegResults) -> list[list[str]]:
     return rows
 
 
+def states_r_aic(res: StreamRegResults) -> bool:
+    """Whether :func:`notes` states R's AIC and BIC beside a header showing statsmodels'."""
+    return _ols_aic_differs(res) or _llf_differs(res)
+
+
+def _ols_aic_differs(res: StreamRegResults) -> bool:
+    """An OLS header, whose AIC does not count the error variance."""
+    return hasattr(res.fit, "rsquared") and abs(float(res.fit.aic) - res.aic) > 1e-9 * max(1.0, abs(res.aic))
+
+
+def _llf_differs(res: StreamRegResults) -> bool:
+    """A GLM header whose log-likelihood is not R's (Pearson dispersion; grouped binomial)."""
+    return not hasattr(res.fit, "rsquared") and abs(float(res.fit.llf) - res.llf) > 1e-9 * max(1.0, abs(res.llf))
+
+
 def notes(res: StreamRegResults) -> list[str]:
     lines = [res.guarantee()]
     est = res.false_selection_estimate()
@@ -102,12 +117,12 @@ def notes(res: StreamRegResults) -> list[str]:
             "Coefficient p-values below come from refitting the selected terms on the same data; "
             "they ignore the selection and are not valid post-selection p-values."
         )
-    if hasattr(res.fit, "rsquared") and abs(float(res.fit.aic) - res.aic) > 1e-9 * max(1.0, abs(res.aic)):
+    if _ols_aic_differs(res):
         # the header is statsmodels' OLS table; the results' own aic/bic are R's
         lines.append(f"AIC and BIC above are statsmodels' (the error variance is not counted as a parameter); "
                      f"R's AIC() and BIC(), as fit.aic, fit.bic and glance() report them: {res.aic:.6g} and "
                      f"{res.bic:.6g}.")
-    elif not hasattr(res.fit, "rsquared") and abs(float(res.fit.llf) - res.llf) > 1e-9 * max(1.0, abs(res.llf)):
+    elif _llf_differs(res):
         # a GLM header whose log-likelihood plugs in statsmodels' Pearson dispersion (Gamma, inverse Gaussian)
         # or leaves out the binomial coefficients of grouped binomial data (proportions, var_weights trials)
         grouped = isinstance(res.family, sm.families.Binomial)

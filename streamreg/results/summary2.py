@@ -14,7 +14,7 @@ import pandas as pd
 from statsmodels.iolib.summary2 import Summary
 
 from .fitstats import estimates_dispersion
-from .summary import notes, selection_facts, stream_rows
+from .summary import notes, selection_facts, states_r_aic, stream_rows
 
 if TYPE_CHECKING:
     from .results import StreamRegResults
@@ -44,7 +44,7 @@ def selection_summary2(res: StreamRegResults, *, alpha: float = 0.05, float_form
     facts = pd.DataFrame(selection_facts(res))
     streams = pd.DataFrame(stream_rows(res), columns=["stream", "tested", "selected", "final wealth"])
     paragraphs = notes(res)
-    if estimates_dispersion(res.family) and not any("AIC()" in p for p in paragraphs):  # once, not twice
+    if estimates_dispersion(res.family) and not states_r_aic(res):  # notes() said it already
         paragraphs.append(f"AIC and BIC above are statsmodels' and do not count the dispersion; counted as R's AIC() "
                           f"and BIC() count it (fit.aic, fit.bic): {res.aic:.4f} and {res.bic:.4f}.")
     lines = pd.DataFrame([line for note in paragraphs for line in textwrap.wrap(note, width=width)])
