@@ -237,12 +237,12 @@ def streamreg(
                        fixed_names=list(design.fixed.columns))
     search = searcher.run(state, design.streams, fixed=fixed, family=fam, options=opts.search)
     rhs = selected_rhs(design.parsed.fixed, search.accepted)  # the formula layer writes the selected terms
-    train, y, validation = design.frame, design.y, None
+    train, y, validation = design.refit_frame(search.accepted), design.y, None
     if column_of:  # a Dask DataFrame: the selected candidates' columns join the gathered ones
         train = with_selected_columns(design, search.accepted, column_of)
     level_problems: list[str] = []
     if held is not None:
-        train, y, validation, kept = held_out(held, design, len(design.frame))
+        train, y, validation, kept = held_out(held, design, len(design.frame), train.columns)
         level_problems = held_out_levels(design.frame, train, design.parsed.fixed, rhs, design.response_name)
         weights = observation_weights(opts.weights, n_rows, train, held_positions[kept])
         check_successes(y, fam, weights.var_weights, design.response_name, train.index)

@@ -45,10 +45,14 @@ def split_mask(data: pd.DataFrame, validate: ArrayLike, seed: int | None) -> np.
     return mask
 
 
-def held_out(held: pd.DataFrame, design: Design, n_selection: int
-              ) -> tuple[pd.DataFrame, np.ndarray, dict[str, int], np.ndarray]:
-    """Refit frame, response, sizes and the positions (in ``held``) of the rows kept."""
-    used = design.frame.columns
+def held_out(held: pd.DataFrame, design: Design, n_selection: int, used: pd.Index | None = None
+             ) -> tuple[pd.DataFrame, np.ndarray, dict[str, int], np.ndarray]:
+    """Refit frame, response, sizes and the positions (in ``held``) of the rows kept.
+
+    ``used`` are the columns the refit needs (:meth:`~.formula.design.Design.refit_frame`;
+    default: every column of the design's frame).
+    """
+    used = design.frame.columns if used is None else used
     frame = held[used[used.isin(held.columns)]]  # one vectorised match: a wide frame has a column per candidate
     incomplete = frame.isna().any(axis=1).to_numpy()
     n_na = int(incomplete.sum())

@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
+from ..models.base import column_norms
 from ..options import check_response
-from ..streams.base import Stream
+from ..streams.base import AcceptedTerm, Stream
 from ..streams.generated import DerivedColumns
 from ..streams.ordering import order_uses_y
 from ..streams.registry import stream_class
@@ -26,7 +27,6 @@ from .checks import (
     column_classes,
     is_numeric,
     no_complete_rows,
-    nonfinite_columns,
     plain,
     refuse_dates,
     refuse_infinite,
@@ -43,14 +43,15 @@ from .classes import (
     stream_label,
     with_default_seed,
 )
-from .frame_stream import Candidate, FrameStream, frame_order
+from .frame_stream import Candidate, FrameStream, frame_order, refit_frame
 from .matrices import check_fixed, design_matrix, evaluate_term, fixed_matrix
 from .names import (
     _as_slice,
-    _column_names,
     bare_rhs_columns,
+    fresh_labels,
     rhs_variables,
     term_name,
+    unique_labels,
     unknown_names,
     variables,
 )
@@ -84,6 +85,13 @@ class Design:
     rows: np.ndarray | None = None
     #: missing values per used column that has any (why rows were dropped)
     missing_by_column: dict[str, int] = field(default_factory=dict)
+    #: positions in ``frame`` of the plain numeric stream columns (see :meth:`refit_frame`)
+    plain_positions: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
+
+    def refit_frame(self, accepted: Iterable[AcceptedTerm]) -> pd.DataFrame:
+        """The frame of the refit: ``frame`` without the stream columns no selected term uses."""
+        sources = [c for m in self.derived.pca for c in m.columns] if self.derived else []
+        return refit_frame(self.frame, self.plain_positions, accepted, sources)
 
     def dropped_message(self) -> str:
         """What the warning says when rows with missing values were dropped."""
@@ -286,16 +294,18 @@ def build_design(
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if missing not in ("drop", "raise"):
         raise ValueError(f"missing must be 'drop' or 'raise', got {missing!r}")
-    if not data.columns.is_unique:
-        dup = list(data.columns[data.columns.duplicated()].unique())
-        raise ValueError(f"the data have duplicated column names {dup}; column names must be unique")
+    data = fresh_labels(data)
     if len(data) == 0:
         raise ValueError("the data have no rows")
     parsed = parse_formula(formula) if parsed is None else parsed
     labels = data.columns.tolist()  # tolist: no pandas scalar per column
     as_text = isinstance(data.columns.dtype, pd.StringDtype) and not data.columns.hasnans
     columns = labels if as_text else list(map(str, labels))
-    colset = _column_names(columns)
+    colset = unique_labels(columns)
+    if colset is None:
+        named = pd.Index(columns)
+        dup = named[named.duplicated()].unique().tolist()
+        raise ValueError(f"the data have duplicated column names {dup}; column names must be unique")
     # numeric columns, and columns that may hold dates (object, date and time-difference
     # dtypes): classified once per dtype, not per column
     data_numeric, data_dates = column_classes(data)
@@ -315,8 +325,8 @@ def build_design(
     if unknown:
         raise FormulaError(f"unknown column(s) {sorted(unknown)} in the fixed terms; "
                            f"data columns include {columns[:8]}")
-    for c in sorted(fixed_vars):
-        refuse_dates(data[c], f"column {c!r} in the fixed terms")
+    for c in sorted(fixed_vars):  # by position: a label look-up would hash every label of a wide frame
+        refuse_dates(data.iloc[:, columns.index(c)], f"column {c!r} in the fixed terms")
     taken = fixed_vars | {resp_col}
     for c in roles:
         if c not in colset:
@@ -324,7 +334,7 @@ def build_design(
         if c == resp_col:  # the fit would explain the response by itself (statsmodels fails or fits nothing)
             raise ValueError(f"{c!r} is the response and cannot also be an offset, exposure or weights column "
                              "(offset=, exposure=, freq_weights=, var_weights=)")
-        refuse_dates(data[c], f"column {c!r}")
+        refuse_dates(data.iloc[:, columns.index(c)], f"column {c!r}")
     taken |= set(roles)
     # columns the fixed terms use only transformed (np.log(x)): a stream may still name them
     transformed = fixed_vars - bare_rhs_columns(parsed.fixed, colset) - {resp_col} - set(roles)
@@ -372,13 +382,18 @@ def build_design(
     # pass over it finds the columns that may hold NaN or inf, the only ones looked at again
     matrices: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     in_matrix = np.zeros(frame.shape[1], dtype=bool)
+    norms: dict[int, np.ndarray | None] = {}
     for pos, (spec, cands) in enumerate(stream_cands):
         if isinstance(cands, Resolved) and cands.positions is not None:  # a stream() item
             fpos = in_frame[cands.positions]
             x = _float_matrix(frame.iloc[:, _as_slice(fpos)])
-            matrices[pos] = (fpos, x, nonfinite_columns(x))
+            norm2 = column_norms(x)  # the search's squared norms, and the NaN check in the same pass
+            norms[pos] = norm2
+            matrices[pos] = (fpos, x, np.flatnonzero(~np.isfinite(norm2)))
             in_matrix[fpos] = True
     rest = np.flatnonzero(~in_matrix)
+    model_columns = np.zeros(frame.shape[1], dtype=bool)  # the response's, fixed terms' and roles' columns
+    model_columns[[int(in_frame[columns.index(c)]) for c in taken]] = True
     na_rows = frame.iloc[:, _as_slice(rest)].isna().any(axis=1).to_numpy()
     for fpos, x, suspects in matrices.values():
         if len(suspects):
@@ -400,6 +415,7 @@ def build_design(
         keep = ~na_rows
         frame = frame.loc[keep]
         matrices = {pos: (fpos, x[keep], suspects) for pos, (fpos, x, suspects) in matrices.items()}
+        norms = dict.fromkeys(norms)  # of the rows kept: computed again, block by block
     if len(frame) == 0:
         no_complete_rows(data[list(frame.columns)])
     for spec, cands in stream_cands:
@@ -438,7 +454,7 @@ def build_design(
         if isinstance(cands, Resolved):  # a stream() item
             if cands.positions is not None:
                 st = FrameStream(sname, frame, names=cands.names, columns=cands.columns, values=matrices[pos][1],
-                                 functions=term_fns)
+                                 functions=term_fns, positions=matrices[pos][0], norms=norms[pos])
             else:
                 st = FrameStream(sname, frame, cands.candidates, functions=term_fns)
             order = resolve_order(spec, functions)
@@ -473,7 +489,7 @@ def build_design(
             streams.append(built)
     return Design(parsed, y, resp_col, label, success, fixed, streams, frame, n_dropped,
                   build.derived, build.y_ordered, term_fns, np.flatnonzero(~na_rows) if n_dropped else None,
-                  missing_by_column)
+                  missing_by_column, np.flatnonzero(in_matrix & ~model_columns))
 
 
 def _float_matrix(frame: pd.DataFrame) -> np.ndarray:

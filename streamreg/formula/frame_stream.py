@@ -5,15 +5,18 @@ evaluated by :func:`~.matrices.evaluate_term` in the formula namespace.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 import pandas as pd
 
 from ..models.base import CandidateBlock
-from ..streams.base import Stream, TermBlock
+from ..streams.base import AcceptedTerm, Stream, TermBlock
 from ..streams.ordering import Order, candidate_order
 from .matrices import Functions, evaluate_term
+from .names import AnyName, _as_slice, rhs_variables
 from .parse import FormulaError, StreamSpec
 
 
@@ -38,6 +41,45 @@ class Candidate:
         return evaluate_term(self.name, frame, functions)
 
 
+@dataclass(frozen=True)
+class FrameColumn:
+    """Where a selected plain column comes from: its data column and its position in the
+    design's frame (the refit frame joins it; see :meth:`.Design.refit_frame`)."""
+
+    column: str
+    position: int
+
+
+class FrameColumns(Sequence[FrameColumn]):
+    """The :class:`FrameColumn` of each candidate of a block, made only when read (a block
+    of a wide stream has thousands of candidates and a handful are selected)."""
+
+    def __init__(self, columns: Sequence[str], positions: np.ndarray, start: int, stop: int):
+        self.columns, self.positions, self.start, self.stop = columns, positions, start, stop
+
+    def __len__(self) -> int:
+        return max(self.stop - self.start, 0)
+
+    @overload
+    def __getitem__(self, i: int) -> FrameColumn: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[FrameColumn]: ...
+
+    def __getitem__(self, i: int | slice) -> FrameColumn | Sequence[FrameColumn]:
+        if isinstance(i, slice):
+            lo, hi, step = i.indices(len(self))
+            if step != 1:
+                return [self[j] for j in range(lo, hi, step)]
+            return FrameColumns(self.columns, self.positions, self.start + lo, self.start + max(hi, lo))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        j = self.start + i
+        return FrameColumn(self.columns[j], int(self.positions[j]))
+
+
 class FrameStream(Stream):
     """Candidates from a DataFrame: numeric columns sliced directly, other terms by patsy.
 
@@ -45,17 +87,22 @@ class FrameStream(Stream):
     column per candidate, on the frame's rows) and their names, and hands out column
     slices of it: no Python object per candidate.  ``candidates`` (one :class:`Candidate`
     each) is built only when asked for.  Other terms are evaluated in the formula namespace
-    with ``functions``, as every term of the formula is.
+    with ``functions``, as every term of the formula is.  With ``positions`` (the columns'
+    places in ``frame``) each block says where its candidates come from
+    (:class:`FrameColumns`), so that the refit frame need not carry the unselected ones;
+    ``norms`` are the columns' squared norms when the caller has them (one pass fewer).
     """
 
     def __init__(self, name: str, frame: pd.DataFrame, candidates: list[Candidate] | None = None, *,
                  names: list[str] | None = None, columns: list[str] | None = None,
-                 values: np.ndarray | None = None, functions: Functions | None = None):
+                 values: np.ndarray | None = None, functions: Functions | None = None,
+                 positions: np.ndarray | None = None, norms: np.ndarray | None = None):
         super().__init__(name)
         self.frame = frame
         self.functions = functions  # the formula's functions, for candidates patsy evaluates
         self._candidates = None if candidates is None else list(candidates)
         self._names, self._columns, self._values = names, columns, values
+        self._positions, self._norms = positions, norms
         self.position = 0
         if candidates is not None:
             self.n_candidates = len(candidates)
@@ -84,7 +131,7 @@ class FrameStream(Stream):
     @candidates.setter
     def candidates(self, value: list[Candidate]) -> None:
         self._candidates = list(value)
-        self._names = self._columns = self._values = None
+        self._names = self._columns = self._values = self._positions = self._norms = None
         self.n_candidates = len(self._candidates)
 
     def permute(self, perm: np.ndarray) -> None:
@@ -94,19 +141,26 @@ class FrameStream(Stream):
             self._names = [names[i] for i in perm]
             self._columns = [columns[i] for i in perm]
             self._values = values[:, perm]
+            if self._positions is not None:
+                self._positions = self._positions[perm]
+            if self._norms is not None:
+                self._norms = self._norms[perm]
             self._candidates = None
         else:
             self.candidates = [self.candidates[i] for i in perm]
 
     def _next_block(self, k: int) -> TermBlock | None:
         if self.plain:
-            names, _, matrix = self._plain_parts()
+            names, columns, matrix = self._plain_parts()
             start = self.position
             stop = min(start + k, len(names))
             self.position = stop
             if stop <= start:
                 return None
-            return TermBlock(self.name, names[start:stop], CandidateBlock(matrix[:, start:stop]))
+            sources = None if self._positions is None else FrameColumns(columns, self._positions, start, stop)
+            norms = None if self._norms is None else self._norms[start:stop]
+            block = CandidateBlock(matrix[:, start:stop], norm2=norms)
+            return TermBlock(self.name, names[start:stop], block, specs=sources)
         chunk = self.candidates[self.position : self.position + k]
         self.position += len(chunk)
         if not chunk:
@@ -146,6 +200,38 @@ class FrameStream(Stream):
         if self.plain:
             return self._plain_parts()[2]
         return self.frame[[c.column for c in self.candidates]].to_numpy(dtype=float)
+
+
+def refit_frame(frame: pd.DataFrame, plain: np.ndarray, accepted: Iterable[AcceptedTerm],
+                sources: Iterable[str] = ()) -> pd.DataFrame:
+    """``frame`` without the plain stream columns (positions ``plain``) no selected term uses.
+
+    A wide stream's columns are the bulk of the design's frame; the refit, the results and
+    predictions need only the selected ones.  A selected plain column says where it is
+    (:class:`FrameColumn`); other selected terms (an interaction of stream columns, say)
+    are asked which data columns they refer to.  ``sources`` are kept too (the columns of
+    generated components, which predictions rebuild).
+    """
+    if not len(plain):
+        return frame
+    keep = np.ones(frame.shape[1], dtype=bool)
+    keep[plain] = False
+    named: set[str] = set(sources)
+    others = []
+    for term in accepted:
+        if isinstance(term.spec, FrameColumn):
+            keep[term.spec.position] = True
+        else:
+            others.append(term.name)
+    if others:
+        try:
+            named |= rhs_variables(" + ".join(others), AnyName())
+        except FormulaError:  # not a patsy term: keep every column, as a refit on the whole frame would
+            return frame
+    if named:  # a look-up of a few names: one hash of the frame's labels
+        at = frame.columns.get_indexer(pd.Index(sorted(named)))
+        keep[at[at >= 0]] = True
+    return frame.iloc[:, _as_slice(np.flatnonzero(keep))]
 
 
 def frame_order(st: FrameStream, order: Order, y: np.ndarray, spec: StreamSpec, label: str) -> np.ndarray | None:

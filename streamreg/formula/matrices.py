@@ -11,7 +11,7 @@ import ast
 import contextlib
 import keyword
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 import numpy as np
@@ -20,7 +20,7 @@ import patsy
 
 from ..streams.generated import DerivedColumns
 from .checks import check_new_column_types, nonfinite_term_message
-from .names import variables
+from .names import AnyName, variables
 from .namespace import eval_env
 from .parse import FormulaError, check_attributes
 
@@ -219,14 +219,6 @@ def _positions(frame: pd.DataFrame, names: list[str]) -> np.ndarray | None:
     return None if (pos < 0).any() else pos
 
 
-class _AnyName:
-    def __contains__(self, name: object) -> bool:
-        return True
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
-
-
 def _referenced_columns(rhs: str, frame: pd.DataFrame, wide: int = 1000) -> pd.DataFrame:
     """``frame`` cut to the columns ``rhs`` can refer to, when it is wide (else ``frame``)."""
     if frame.shape[1] <= wide:
@@ -241,7 +233,7 @@ def _referenced_columns(rhs: str, frame: pd.DataFrame, wide: int = 1000) -> pd.D
     names = set()
     for term in desc.rhs_termlist:
         for factor in term.factors:
-            names |= variables(factor.name(), _AnyName())
+            names |= variables(factor.name(), AnyName())
     labels = frame.columns.tolist()
     keep = []
     for name in names:

@@ -13,6 +13,14 @@ import numpy as np
 COLLINEAR_TOL = 1e-14
 
 
+def column_norms(values: np.ndarray) -> np.ndarray:
+    """Squared norm of every column of ``values`` (NaN or inf where a column is not finite
+    or overflows): what :meth:`CandidateBlock.sq_norms` computes, for a caller that has
+    the columns of many blocks at once."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.einsum("ij,ij->j", values, values)
+
+
 @dataclass
 class CandidateBlock:
     """``m`` candidate terms stacked column-wise into one ``n x sum(d)`` matrix.
@@ -49,8 +57,7 @@ class CandidateBlock:
         are rescored against the new model, and their norms have not changed.
         """
         if self.norm2 is None:
-            with np.errstate(over="ignore", invalid="ignore"):
-                self.norm2 = np.einsum("ij,ij->j", self.values, self.values)
+            self.norm2 = column_norms(self.values)
         return self.norm2
 
     def nonfinite_columns(self) -> np.ndarray:

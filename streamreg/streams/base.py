@@ -66,7 +66,7 @@ class TermBlock:
     names: Sequence[str]
     block: CandidateBlock
     columns: Sequence[list[str] | None] | None = None
-    specs: list[Any] | None = None
+    specs: Sequence[Any] | None = None
     pass_no: int = 1  # which pass over the stream offers these candidates (history column)
 
     def __len__(self) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import overload
+from typing import Any, overload
 
 import numpy as np
 
@@ -89,8 +89,8 @@ class _Reoffer:
     pass_no: int
     names: Sequence[str]
     block: CandidateBlock
-    columns: list | None
-    specs: list | None
+    columns: Sequence[Any] | None
+    specs: Sequence[Any] | None
 
     def __len__(self) -> int:
         return len(self.names)
@@ -104,7 +104,7 @@ class _Reoffer:
                          _part(self.specs, slice(k, None))))
 
 
-def _part(items: list | None, sl: slice) -> list | None:
+def _part(items: Sequence[Any] | None, sl: slice) -> Sequence[Any] | None:
     return None if items is None else items[sl]
 
 
