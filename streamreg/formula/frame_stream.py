@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import overload
 
 import numpy as np
 import pandas as pd
 
 from ..models.base import CandidateBlock
-from ..streams.base import AcceptedTerm, Stream, TermBlock
+from ..streams.base import AcceptedTerm, LazyRange, Stream, TermBlock
 from ..streams.ordering import Order, candidate_order
 from .matrices import Functions, evaluate_term
 from .names import AnyName, _as_slice, rhs_variables
@@ -50,34 +49,18 @@ class FrameColumn:
     position: int
 
 
-class FrameColumns(Sequence[FrameColumn]):
+class FrameColumns(LazyRange[FrameColumn]):
     """The :class:`FrameColumn` of each candidate of a block, made only when read (a block
     of a wide stream has thousands of candidates and a handful are selected)."""
 
     def __init__(self, columns: Sequence[str], positions: np.ndarray, start: int, stop: int):
         self.columns, self.positions, self.start, self.stop = columns, positions, start, stop
 
-    def __len__(self) -> int:
-        return max(self.stop - self.start, 0)
+    def _item(self, i: int) -> FrameColumn:
+        return FrameColumn(self.columns[i], int(self.positions[i]))
 
-    @overload
-    def __getitem__(self, i: int) -> FrameColumn: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[FrameColumn]: ...
-
-    def __getitem__(self, i: int | slice) -> FrameColumn | Sequence[FrameColumn]:
-        if isinstance(i, slice):
-            lo, hi, step = i.indices(len(self))
-            if step != 1:
-                return [self[j] for j in range(lo, hi, step)]
-            return FrameColumns(self.columns, self.positions, self.start + lo, self.start + max(hi, lo))
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(i)
-        j = self.start + i
-        return FrameColumn(self.columns[j], int(self.positions[j]))
+    def _range(self, start: int, stop: int) -> FrameColumns:
+        return FrameColumns(self.columns, self.positions, start, stop)
 
 
 class FrameStream(Stream):

@@ -9,14 +9,54 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
 from ..models.base import CandidateBlock
 
+T = TypeVar("T")
 
-class NameRange(Sequence[str]):
+
+class LazyRange(Sequence[T]):
+    """Items ``start`` .. ``stop - 1`` of something, each made only when read; a slice is
+    another range over the same source.  Subclasses say how to make item ``i``
+    (:meth:`_item`) and a range of their own kind (:meth:`_range`)."""
+
+    start: int
+    stop: int
+
+    @abstractmethod
+    def _item(self, i: int) -> T:
+        """Item ``i`` of the source."""
+
+    @abstractmethod
+    def _range(self, start: int, stop: int) -> LazyRange[T]:
+        """Items ``start`` .. ``stop - 1`` of the same source."""
+
+    def __len__(self) -> int:
+        return max(self.stop - self.start, 0)
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, i: int | slice) -> T | Sequence[T]:
+        if isinstance(i, slice):
+            lo, hi, step = i.indices(len(self))
+            if step != 1:
+                return [self[j] for j in range(lo, hi, step)]
+            return self._range(self.start + lo, self.start + max(hi, lo))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._item(self.start + i)
+
+
+class NameRange(LazyRange[str]):
     """The names ``f"{prefix}{start}"`` ... ``f"{prefix}{stop - 1}"``, made only when read.
 
     Long generated streams name millions of candidates of which a handful are selected;
@@ -26,26 +66,11 @@ class NameRange(Sequence[str]):
     def __init__(self, prefix: str, start: int, stop: int):
         self.prefix, self.start, self.stop = prefix, start, stop
 
-    def __len__(self) -> int:
-        return max(self.stop - self.start, 0)
+    def _item(self, i: int) -> str:
+        return f"{self.prefix}{i}"
 
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[str]: ...
-
-    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
-        if isinstance(i, slice):
-            lo, hi, step = i.indices(len(self))
-            if step != 1:
-                return [self[j] for j in range(lo, hi, step)]
-            return NameRange(self.prefix, self.start + lo, self.start + max(hi, lo))
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(i)
-        return f"{self.prefix}{self.start + i}"
+    def _range(self, start: int, stop: int) -> NameRange:
+        return NameRange(self.prefix, start, stop)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Iterable):
