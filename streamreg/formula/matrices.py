@@ -50,6 +50,9 @@ def evaluate_term(expression: str, frame: pd.DataFrame, functions: Functions | N
 def fixed_matrix(rhs: str, frame: pd.DataFrame, functions: Functions | None = None) -> pd.DataFrame:
     """The fixed design (intercept and fixed terms) as a named DataFrame."""
     check_attributes(rhs, f"the fixed terms {rhs!r}")
+    plain = plain_design(rhs, frame, frame)  # the intercept alone, or bare numeric columns (data come first)
+    if plain is not None:
+        return plain
     try:
         return patsy.dmatrix(rhs, frame, return_type="dataframe", NA_action="raise", eval_env=eval_env(functions))
     except patsy.PatsyError as exc:
@@ -197,17 +200,18 @@ def plain_design(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame) -> pd.Dat
     new_pos, train_pos = _positions(newdata, names), _positions(train, names)
     if new_pos is None or train_pos is None:
         return None
-    cols = []
-    for j, k in zip(new_pos, train_pos):
-        col, ref = newdata.iloc[:, j], train.iloc[:, k]
-        if col.dtype.kind not in "iuf" or ref.dtype.kind not in "iuf":
-            return None  # booleans (patsy: categorical), text, dates
-        cols.append(col.to_numpy(dtype=float))
-    head = [np.ones(len(newdata))] if terms[0] == "1" else []
-    values = np.column_stack(head + cols) if head or cols else np.empty((len(newdata), 0))
+    # the columns at once: a pandas Series per column costs more than the values at small n
+    kinds = [dt.kind for dt in (*newdata.dtypes.iloc[new_pos], *train.dtypes.iloc[train_pos])]
+    if not all(kind in "iuf" for kind in kinds):
+        return None  # booleans (patsy: categorical), text, dates
+    head = terms[0] == "1"
+    values = np.empty((len(newdata), head + len(names)))
+    values[:, :head] = 1.0
+    if names:
+        values[:, head:] = newdata.iloc[:, new_pos].to_numpy(dtype=float, na_value=np.nan)
     if not np.isfinite(values).all():
         return None  # patsy says which value is missing
-    return pd.DataFrame(values, index=newdata.index, columns=["Intercept"] * len(head) + names)
+    return pd.DataFrame(values, index=newdata.index, columns=["Intercept"] * head + names)
 
 
 def _positions(frame: pd.DataFrame, names: list[str]) -> np.ndarray | None:
