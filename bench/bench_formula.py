@@ -5,7 +5,12 @@ independent N(0, 1) features) at m = 1e3 .. 1e6 candidate columns:
 ``streamreg("y ~ stream(x*)", df)`` against ``select(y, X)`` on the same values, best of
 ``--repeats`` runs each (one run at m = 1e6).  The selected terms must be the same.
 
+With pyarrow installed, pandas 3 keeps text labels as Arrow strings, which streamreg reads
+once as Python strings (and hashes, to refuse repeated names); ``--object-labels`` gives the
+frame an object-dtype column Index instead, to show what that conversion costs.
+
 Usage:  python bench/bench_formula.py [--skip-1e6] [--repeats 3] [--repeats-1e6 1] [--m 1e5,1e6] [--seed 1]
+                                      [--object-labels]
 """
 from __future__ import annotations
 
@@ -20,6 +25,8 @@ import argparse
 import gc
 import time
 import warnings
+
+import pandas as pd
 
 import streamreg as sr
 from streamreg.datasets import make_synthetic
@@ -45,18 +52,21 @@ def main() -> None:
     ap.add_argument("--m", type=str, default=None, help="comma-separated sizes instead of 1e3,1e4,1e5,1e6")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--n", type=int, default=100)
+    ap.add_argument("--object-labels", action="store_true", help="column labels as Python objects, not Arrow strings")
     args = ap.parse_args()
 
     ms = [1_000, 10_000, 100_000] + ([] if args.skip_1e6 else [1_000_000])
     if args.m:
         ms = [int(float(v)) for v in args.m.split(",")]
     print(f"paper 000 synthetic problem: n = {args.n}, 4 true features, noise sd 0.1, seed {args.seed}; "
-          "one BLAS thread")
+          "one BLAS thread; column labels " + ("object" if args.object_labels else "as pandas stores them"))
     print(f"{'m':>9}  {'select(y, X) s':>14}  {'formula s':>10}  {'ratio':>6}  {'selected':>8}  same terms  "
           f"{'validate=0.3 s':>14}")
     for m in ms:
         sim = make_synthetic(n=args.n, m=m, seed=args.seed)
         df = sim.data
+        if args.object_labels:
+            df = df.set_axis(pd.Index(df.columns.tolist(), dtype=object), axis=1)
         names = [c for c in df.columns if c != "y"]
         x = df[names].to_numpy(dtype=float)
         y = df["y"].to_numpy(dtype=float)

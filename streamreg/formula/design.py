@@ -299,7 +299,9 @@ def build_design(
         raise ValueError("the data have no rows")
     parsed = parse_formula(formula) if parsed is None else parsed
     labels = data.columns.tolist()  # tolist: no pandas scalar per column
-    as_text = isinstance(data.columns.dtype, pd.StringDtype) and not data.columns.hasnans
+    # text labels are used as they are (an object Index is asked in one pass in C)
+    as_text = (isinstance(data.columns.dtype, pd.StringDtype) and not data.columns.hasnans) or (
+        data.columns.dtype == object and pd.api.types.infer_dtype(labels, skipna=False) == "string")
     columns = labels if as_text else list(map(str, labels))
     colset = unique_labels(columns)
     if colset is None:

@@ -105,7 +105,8 @@ def fresh_labels(data: pd.DataFrame) -> pd.DataFrame:
     """
     if type(data.columns) is not pd.Index:  # a RangeIndex or MultiIndex has nothing to rebuild
         return data
-    return data.set_axis(pd.Index(data.columns.array, name=data.columns.name), axis=1)
+    labels = data.columns
+    return data.set_axis(pd.Index(labels.array, dtype=labels.dtype, name=labels.name, copy=False), axis=1)
 
 
 def unique_labels(columns: list[str]) -> set[str] | None:

@@ -111,6 +111,8 @@ def test_fresh_labels_shares_the_values_and_leaves_the_frame_alone():
     out = fresh_labels(df)
     assert out.columns is not df.columns and out.columns.equals(df.columns)
     assert np.shares_memory(out["x3"].to_numpy(), df["x3"].to_numpy())
+    text = df.set_axis(pd.Index(df.columns.tolist(), dtype=object), axis=1)
+    assert fresh_labels(text).columns.dtype == object  # not inferred again
     multi = pd.DataFrame(np.zeros((2, 2)), columns=pd.MultiIndex.from_tuples([("a", 1), ("a", 2)]))
     assert fresh_labels(multi) is multi
 
