@@ -127,8 +127,10 @@ class _NameTable:
     """The column names as one byte buffer, for glob matching and name checks without a
     Python call per name (prefix ``x*``, suffix ``*_mean`` and exact globs; others by regex)."""
 
-    def __init__(self, columns: list[str]):
+    def __init__(self, columns: list[str], colset: Container[str] | None = None):
         self.columns = columns
+        # a set of every label answers "is a keyword or builtin among them" in a few look-ups
+        self.colset = colset if isinstance(colset, (set, frozenset)) else None
         self.buf: np.ndarray | None = None
         if len(columns) < 1000:
             return
@@ -180,17 +182,19 @@ class _NameTable:
             return self.columns[where]
         return [self.columns[i] for i in positions.tolist()]
 
-    def term_names(self, positions: np.ndarray) -> list[str]:
-        """:func:`term_names` of the names at ``positions``."""
-        names = self.names(positions)
+    def term_names(self, positions: np.ndarray, names: list[str] | None = None) -> list[str]:
+        """:func:`term_names` of the names at ``positions`` (``names``, when the caller has
+        them; returned as they are when every one is a plain identifier)."""
+        names = self.names(positions) if names is None else names
         if self.buf is None or not len(positions):
             return term_names(names)
         if self.raw.translate(None, _NAME_BYTES):  # not plain ASCII names: ask Python
             return term_names(names)
         first = self._bytes_at(self.starts[positions])
         ident = (self.lengths[positions] > 0) & ~((first >= 48) & (first <= 57))  # no leading digit
-        if ident.all() and _UNUSUAL.isdisjoint(names) and b"__" not in self.raw:
-            return list(names)
+        usual = (self.colset is not None and _UNUSUAL.isdisjoint(self.colset)) or _UNUSUAL.isdisjoint(names)
+        if ident.all() and usual and b"__" not in self.raw:
+            return names
         return [term_name(c) for c in names]
 
 

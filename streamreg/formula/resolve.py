@@ -60,7 +60,7 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _Col
     if earlier is not None:  # a column is a candidate of one stream only
         blocked |= earlier
         in_model |= earlier
-    table = _NameTable(columns)
+    table = _NameTable(columns, colset)
     excluded = np.zeros(ncol, dtype=bool)
     for e in excl:
         excluded |= table.glob(e)
@@ -75,7 +75,7 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _Col
             if unknown:
                 raise FormulaError(f"unknown column(s) {sorted(unknown)} in the candidate term {arg!r} of {spec.text}")
             for v in sorted(names_in(arg) & colset):
-                refuse_dates(data[v], f"column {v!r} in the candidate term {arg!r} of {spec.text}")
+                refuse_dates(data.iloc[:, columns.index(v)], f"column {v!r} in the candidate term {arg!r} of {spec.text}")
             j = _position(columns, colset, arg)
             if arg not in seen_terms and (j is None or not offered[j]):
                 items.append(("candidate", Candidate(arg, None)))
@@ -106,9 +106,9 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _Col
         # patsy would make every date a level of a factor: refuse rather than test that
         bad = first_date(data, names, free, suspects=date_columns)
         if bad is not None:
-            refuse_dates(data[bad], f"{spec.text}: column {bad!r}", exclude_hint=True)
+            refuse_dates(data.iloc[:, columns.index(bad)], f"{spec.text}: column {bad!r}", exclude_hint=True)
         numeric = numeric_columns[free]
-        items.append(("columns", free, names, numeric, table.term_names(free)))
+        items.append(("columns", free, names, numeric, table.term_names(free, names)))
         offered[free] = True
         plain = plain and bool(numeric.all())
     if not items:

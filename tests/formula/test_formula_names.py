@@ -33,3 +33,16 @@ def test_double_underscore_column_is_quoted_so_the_formula_can_be_reused():
     np.testing.assert_allclose(fit.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
     again = sr.streamreg("y ~ " + fit.selected_formula.split("~")[1].replace("1 + ", "stream(") + ")", d)
     assert again.selected_terms
+
+
+def test_wide_frames_quote_a_builtin_name_only_where_it_is_a_candidate():
+    from streamreg.formula.names import _NameTable, term_name
+
+    columns = ["y", "sum"] + [f"x{j}" for j in range(1500)]
+    table = _NameTable(columns, set(columns))
+    xs = np.arange(2, len(columns))
+    assert table.term_names(xs) == columns[2:]  # "sum" elsewhere in the frame changes nothing here
+    both = np.arange(1, 6)
+    assert table.term_names(both) == ["Q('sum')", "x0", "x1", "x2", "x3"] == [term_name(c) for c in columns[1:6]]
+    names = table.names(xs)
+    assert table.term_names(xs, names) is names  # plain names are not copied
