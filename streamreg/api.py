@@ -242,7 +242,7 @@ def streamreg(
         train = with_selected_columns(design, search.accepted, column_of)
     level_problems: list[str] = []
     if held is not None:
-        train, y, validation, kept = held_out(held, design, len(design.frame), train.columns)
+        train, y, validation, kept = held_out(held, design, len(design.frame), search.accepted)
         level_problems = held_out_levels(design.frame, train, design.parsed.fixed, rhs, design.response_name)
         weights = observation_weights(opts.weights, n_rows, train, held_positions[kept])
         check_successes(y, fam, weights.var_weights, design.response_name, train.index)

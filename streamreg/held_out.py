@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -10,8 +11,10 @@ from numpy.typing import ArrayLike
 
 from .formula.checks import plain
 from .formula.design import Design, design_matrix
+from .formula.names import _as_slice
 from .results import StreamRegResults
 from .results.refit import RefitWarning
+from .streams.base import AcceptedTerm
 
 
 def split_rows(data: pd.DataFrame, validate: ArrayLike, seed: int | None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -45,15 +48,17 @@ def split_mask(data: pd.DataFrame, validate: ArrayLike, seed: int | None) -> np.
     return mask
 
 
-def held_out(held: pd.DataFrame, design: Design, n_selection: int, used: pd.Index | None = None
+def held_out(held: pd.DataFrame, design: Design, n_selection: int, accepted: Iterable[AcceptedTerm] = ()
              ) -> tuple[pd.DataFrame, np.ndarray, dict[str, int], np.ndarray]:
     """Refit frame, response, sizes and the positions (in ``held``) of the rows kept.
 
-    ``used`` are the columns the refit needs (:meth:`~.formula.design.Design.refit_frame`;
-    default: every column of the design's frame).
+    ``held`` has the columns of the data the design was built from; the refit's columns
+    (:meth:`~.formula.design.Design.refit_positions` of the ``accepted`` terms) are taken
+    from it by position, not by label (a wide frame's labels would be hashed).
     """
-    used = design.frame.columns if used is None else used
-    frame = held[used[used.isin(held.columns)]]  # one vectorised match: a wide frame has a column per candidate
+    wanted = design.refit_positions(accepted)
+    source = design.data_positions[wanted[wanted < len(design.data_positions)]]  # generated columns come later
+    frame = held.iloc[:, _as_slice(source)]
     incomplete = frame.isna().any(axis=1).to_numpy()
     n_na = int(incomplete.sum())
     frame = frame.loc[~incomplete]

@@ -43,7 +43,7 @@ from .classes import (
     stream_label,
     with_default_seed,
 )
-from .frame_stream import Candidate, FrameStream, frame_order, refit_frame
+from .frame_stream import Candidate, FrameStream, frame_order, refit_positions
 from .matrices import check_fixed, design_matrix, evaluate_term, fixed_matrix
 from .names import (
     _as_slice,
@@ -85,13 +85,10 @@ class Design:
     rows: np.ndarray | None = None
     #: missing values per used column that has any (why rows were dropped)
     missing_by_column: dict[str, int] = field(default_factory=dict)
-    #: positions in ``frame`` of the plain numeric stream columns (see :meth:`refit_frame`)
+    #: positions in ``frame`` of the plain numeric stream columns (see :meth:`refit_positions`)
     plain_positions: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
-
-    def refit_frame(self, accepted: Iterable[AcceptedTerm]) -> pd.DataFrame:
-        """The frame of the refit: ``frame`` without the stream columns no selected term uses."""
-        sources = [c for m in self.derived.pca for c in m.columns] if self.derived else []
-        return refit_frame(self.frame, self.plain_positions, accepted, sources)
+    #: positions in the data of ``frame``'s columns (generated columns come after them)
+    data_positions: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
 
     def dropped_message(self) -> str:
         """What the warning says when rows with missing values were dropped."""
@@ -100,6 +97,16 @@ class Design:
         return (f"dropped {self.n_dropped} rows with missing values in the columns used: {shown}{more}; the search "
                 f"and the refit use the other {len(self.frame)} rows, whichever terms are selected (drop or impute "
                 "those columns to keep the rows, or pass missing='raise')")
+
+    def refit_positions(self, accepted: Iterable[AcceptedTerm]) -> np.ndarray:
+        """Positions in ``frame`` of the refit's columns: all but the stream columns no
+        selected term uses."""
+        sources = [c for m in self.derived.pca for c in m.columns] if self.derived else []
+        return refit_positions(self.frame, self.plain_positions, accepted, sources)
+
+    def refit_frame(self, accepted: Iterable[AcceptedTerm]) -> pd.DataFrame:
+        """The frame of the refit (see :meth:`refit_positions`)."""
+        return self.frame.iloc[:, _as_slice(self.refit_positions(accepted))]
 
 
 def binomial_response(series: pd.Series, name: str, grouped: bool = False) -> tuple[np.ndarray, str, object | None]:
@@ -491,7 +498,7 @@ def build_design(
             streams.append(built)
     return Design(parsed, y, resp_col, label, success, fixed, streams, frame, n_dropped,
                   build.derived, build.y_ordered, term_fns, np.flatnonzero(~na_rows) if n_dropped else None,
-                  missing_by_column, np.flatnonzero(in_matrix & ~model_columns))
+                  missing_by_column, np.flatnonzero(in_matrix & ~model_columns), used_pos)
 
 
 def _float_matrix(frame: pd.DataFrame) -> np.ndarray:

@@ -15,7 +15,7 @@ from ..models.base import CandidateBlock
 from ..streams.base import AcceptedTerm, LazyRange, Stream, TermBlock
 from ..streams.ordering import Order, candidate_order
 from .matrices import Functions, evaluate_term
-from .names import AnyName, _as_slice, rhs_variables
+from .names import AnyName, rhs_variables
 from .parse import FormulaError, StreamSpec
 
 
@@ -43,7 +43,7 @@ class Candidate:
 @dataclass(frozen=True)
 class FrameColumn:
     """Where a selected plain column comes from: its data column and its position in the
-    design's frame (the refit frame joins it; see :meth:`.Design.refit_frame`)."""
+    design's frame (the refit frame joins it; see :meth:`.Design.refit_positions`)."""
 
     column: str
     position: int
@@ -185,9 +185,10 @@ class FrameStream(Stream):
         return self.frame[[c.column for c in self.candidates]].to_numpy(dtype=float)
 
 
-def refit_frame(frame: pd.DataFrame, plain: np.ndarray, accepted: Iterable[AcceptedTerm],
-                sources: Iterable[str] = ()) -> pd.DataFrame:
-    """``frame`` without the plain stream columns (positions ``plain``) no selected term uses.
+def refit_positions(frame: pd.DataFrame, plain: np.ndarray, accepted: Iterable[AcceptedTerm],
+                    sources: Iterable[str] = ()) -> np.ndarray:
+    """Positions in ``frame`` of its columns but the plain stream columns (positions
+    ``plain``) no selected term uses.
 
     A wide stream's columns are the bulk of the design's frame; the refit, the results and
     predictions need only the selected ones.  A selected plain column says where it is
@@ -195,9 +196,9 @@ def refit_frame(frame: pd.DataFrame, plain: np.ndarray, accepted: Iterable[Accep
     are asked which data columns they refer to.  ``sources`` are kept too (the columns of
     generated components, which predictions rebuild).
     """
-    if not len(plain):
-        return frame
     keep = np.ones(frame.shape[1], dtype=bool)
+    if not len(plain):
+        return np.flatnonzero(keep)
     keep[plain] = False
     named: set[str] = set(sources)
     others = []
@@ -210,11 +211,11 @@ def refit_frame(frame: pd.DataFrame, plain: np.ndarray, accepted: Iterable[Accep
         try:
             named |= rhs_variables(" + ".join(others), AnyName())
         except FormulaError:  # not a patsy term: keep every column, as a refit on the whole frame would
-            return frame
+            return np.arange(frame.shape[1])
     if named:  # a look-up of a few names: one hash of the frame's labels
         at = frame.columns.get_indexer(pd.Index(sorted(named)))
         keep[at[at >= 0]] = True
-    return frame.iloc[:, _as_slice(np.flatnonzero(keep))]
+    return np.flatnonzero(keep)
 
 
 def frame_order(st: FrameStream, order: Order, y: np.ndarray, spec: StreamSpec, label: str) -> np.ndarray | None:
