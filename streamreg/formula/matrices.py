@@ -195,20 +195,18 @@ def plain_design(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame) -> pd.Dat
     names = terms[1:]
     if len(set(names)) != len(names) or not all(_NAME.match(t) and not keyword.iskeyword(t) for t in names):
         return None
-    # one lookup per frame: `name in columns` scans a wide text Index (pandas' string dtype)
-    # column by column, about 50 ms a name at a million columns
-    new_pos, train_pos = _positions(newdata, names), _positions(train, names)
+    # one look-up per name in the frame's hash table (built once per frame): `name in columns`
+    # would scan a wide text Index (pandas' string dtype), about 50 ms a name at a million columns
+    new_pos = _positions(newdata, names)
+    train_pos = new_pos if train is newdata else _positions(train, names)
     if new_pos is None or train_pos is None:
         return None
-    # the columns at once: a pandas Series per column costs more than the values at small n
-    kinds = [dt.kind for dt in (*newdata.dtypes.iloc[new_pos], *train.dtypes.iloc[train_pos])]
-    if not all(kind in "iuf" for kind in kinds):
+    if not (_numeric(newdata, new_pos) and (train is newdata or _numeric(train, train_pos))):
         return None  # booleans (patsy: categorical), text, dates
     head = terms[0] == "1"
     values = np.empty((len(newdata), head + len(names)))
     values[:, :head] = 1.0
-    if names:
-        values[:, head:] = newdata.iloc[:, new_pos].to_numpy(dtype=float, na_value=np.nan)
+    values[:, head:] = _float_columns(newdata, new_pos)
     if not np.isfinite(values).all():
         return None  # patsy says which value is missing
     return pd.DataFrame(values, index=newdata.index, columns=["Intercept"] * head + names)
@@ -217,10 +215,29 @@ def plain_design(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame) -> pd.Dat
 def _positions(frame: pd.DataFrame, names: list[str]) -> np.ndarray | None:
     """Positions of ``names`` among the frame's columns; None if one is missing or the
     columns repeat a label (patsy then says what is wrong)."""
-    if not frame.columns.is_unique:
+    columns = frame.columns
+    if not columns.is_unique:
         return None
-    pos = frame.columns.get_indexer(pd.Index(names))
-    return None if (pos < 0).any() else pos
+    if type(columns) is not pd.Index:  # a MultiIndex (a name may stand for several columns), a RangeIndex
+        pos = columns.get_indexer(pd.Index(names))
+        return None if (pos < 0).any() else pos
+    try:
+        return np.array([columns.get_loc(name) for name in names], dtype=np.intp)
+    except KeyError:
+        return None
+
+
+def _numeric(frame: pd.DataFrame, pos: np.ndarray) -> bool:
+    """Whether columns ``pos`` of ``frame`` are integer or float columns."""
+    kinds = [dt.kind for dt in frame.dtypes.to_numpy()[pos]]
+    return all(kind in "iuf" for kind in kinds)
+
+
+def _float_columns(frame: pd.DataFrame, pos: np.ndarray) -> np.ndarray:
+    """Columns ``pos`` (numeric) of ``frame`` as floats."""
+    if frame.shape[1] <= 2 * len(pos) + 8 and _numeric(frame, np.arange(frame.shape[1])):
+        return frame.to_numpy(dtype=float, na_value=np.nan)[:, pos]  # a small numeric frame: one step
+    return frame.iloc[:, pos].to_numpy(dtype=float, na_value=np.nan)
 
 
 def _referenced_columns(rhs: str, frame: pd.DataFrame, wide: int = 1000) -> pd.DataFrame:
