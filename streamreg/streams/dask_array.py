@@ -139,7 +139,8 @@ class DaskBlock(CandidateBlock):
         return self._constant
 
     def constant_terms(self, terms: np.ndarray) -> np.ndarray:
-        return self.constant_columns()[terms]  # single-column terms; known from the scores
+        # single-column terms; the scores know it for the collinear ones, the only ones asked
+        return self.constant_columns()[terms]
 
     def nonfinite_columns(self) -> np.ndarray:
         return np.array([], dtype=int)  # non-finite values surface as non-finite statistics

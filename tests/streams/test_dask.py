@@ -206,3 +206,26 @@ def test_chunks_sharing_a_source_are_not_recomputed_per_task():
     frame = pd.DataFrame(np.ones((40, 40)), columns=[f"c{i}" for i in range(40)])
     shared = dd.from_pandas(frame, npartitions=4).to_dask_array(lengths=True).rechunk({0: 40, 1: 10})
     assert not independent_chunks(shared)  # every column chunk reads all four partitions
+
+
+def test_chunk_scores_flag_constancy_of_the_collinear_columns_as_the_search_asks():
+    from streamreg.models.base import CandidateBlock
+    from streamreg.streams.dask_tasks import chunk_scores
+
+    rng = np.random.default_rng(4)
+    n = 30
+    x = rng.normal(size=(n, 6))
+    x[:, 1] = 2.5  # constant: collinear with the intercept
+    x[:, 4] = 3 * x[:, 0]  # collinear, not constant
+    q = np.full((n, 1), 1 / np.sqrt(n))
+    q = np.column_stack([q, x[:, 0] - x[:, 0].mean()])
+    q[:, 1] /= np.linalg.norm(q[:, 1])
+    r = rng.normal(size=n)
+    r -= q @ (q.T @ r)
+    scores = chunk_scores(x, np.column_stack([q, r]), None)
+    gain, rank = CandidateBlock(x).reduce_single(np.column_stack([q, r]))
+    np.testing.assert_array_equal(scores[0], gain)
+    np.testing.assert_array_equal(scores[1], rank)
+    assert scores[1].tolist() == [0, 0, 1, 1, 0, 1]
+    assert scores[2].tolist() == [0, 1, 0, 0, 0, 0]  # x1 constant; x0 and x4 collinear, not constant
+    np.testing.assert_array_equal(scores[2][scores[1] == 0] > 0, CandidateBlock(x).constant_terms(np.flatnonzero(rank == 0)))
