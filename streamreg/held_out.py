@@ -48,7 +48,7 @@ def split_mask(data: pd.DataFrame, validate: ArrayLike, seed: int | None) -> np.
     return mask
 
 
-def held_out(held: pd.DataFrame, design: Design, n_selection: int, accepted: Iterable[AcceptedTerm] = ()
+def held_out(held: pd.DataFrame, design: Design, n_selection: int, accepted: Iterable[AcceptedTerm]
              ) -> tuple[pd.DataFrame, np.ndarray, dict[str, int], np.ndarray]:
     """Refit frame, response, sizes and the positions (in ``held``) of the rows kept.
 

@@ -46,6 +46,7 @@ from .classes import (
 from .frame_stream import Candidate, FrameStream, frame_order, refit_positions
 from .matrices import check_fixed, design_matrix, evaluate_term, fixed_matrix
 from .names import (
+    ColumnPositions,
     _as_slice,
     bare_rhs_columns,
     fresh_labels,
@@ -306,11 +307,12 @@ def build_design(
         raise ValueError("the data have no rows")
     parsed = parse_formula(formula) if parsed is None else parsed
     labels = data.columns.tolist()  # tolist: no pandas scalar per column
-    # text labels are used as they are (an object Index is asked in one pass in C)
+    # text labels are used as they are (str subclasses, np.str_ or an enum, are made plain str)
     as_text = (isinstance(data.columns.dtype, pd.StringDtype) and not data.columns.hasnans) or (
-        data.columns.dtype == object and pd.api.types.infer_dtype(labels, skipna=False) == "string")
+        data.columns.dtype == object and set(map(type, labels)) == {str})
     columns = labels if as_text else list(map(str, labels))
     colset = unique_labels(columns)
+    where_is = ColumnPositions(columns)  # a list scan per name for a few names, one table for many
     if colset is None:
         named = pd.Index(columns)
         dup = named[named.duplicated()].unique().tolist()
@@ -335,7 +337,7 @@ def build_design(
         raise FormulaError(f"unknown column(s) {sorted(unknown)} in the fixed terms; "
                            f"data columns include {columns[:8]}")
     for c in sorted(fixed_vars):  # by position: a label look-up would hash every label of a wide frame
-        refuse_dates(data.iloc[:, columns.index(c)], f"column {c!r} in the fixed terms")
+        refuse_dates(data.iloc[:, where_is[c]], f"column {c!r} in the fixed terms")
     taken = fixed_vars | {resp_col}
     for c in roles:
         if c not in colset:
@@ -343,7 +345,7 @@ def build_design(
         if c == resp_col:  # the fit would explain the response by itself (statsmodels fails or fits nothing)
             raise ValueError(f"{c!r} is the response and cannot also be an offset, exposure or weights column "
                              "(offset=, exposure=, freq_weights=, var_weights=)")
-        refuse_dates(data.iloc[:, columns.index(c)], f"column {c!r}")
+        refuse_dates(data.iloc[:, where_is[c]], f"column {c!r}")
     taken |= set(roles)
     # columns the fixed terms use only transformed (np.log(x)): a stream may still name them
     transformed = fixed_vars - bare_rhs_columns(parsed.fixed, colset) - {resp_col} - set(roles)
@@ -353,7 +355,6 @@ def build_design(
     used = set(taken)
     used_mask = np.zeros(len(columns), dtype=bool)  # data columns used, by position
     offered = np.zeros(len(columns), dtype=bool)  # data columns an earlier stream() offers
-    position_of: dict[str, int] = {}
     for position, spec in enumerate(parsed.streams):
         check_options(spec)
         check_nested(spec, resp, functions)
@@ -361,7 +362,7 @@ def build_design(
         cands: Resolved | list[str]
         if spec.function == "stream":
             cands = resolve_stream(spec, columns, colset, taken, data, data_dates, data_numeric, transformed,
-                                   offered)
+                                   offered, where_is)
             if cands.positions is not None:
                 used_mask[cands.positions] = True
                 offered[cands.positions] = True
@@ -370,8 +371,7 @@ def build_design(
                 used |= {cand.column} if cand.column is not None else variables(cand.name, colset)
                 named += [c for c in (cand.column, cand.factor) if c is not None]
             if named:  # factors or terms among the columns: one position table, not a scan per name
-                position_of = position_of or {c: j for j, c in enumerate(columns)}
-                offered[[position_of[c] for c in named]] = True
+                offered[[where_is[c] for c in named]] = True
         elif spec.function in COLUMN_CLASSES:
             cands = matched_columns(spec, columns, taken, data)
             used |= set(cands)
@@ -381,7 +381,7 @@ def build_design(
 
     if len(used) < 1000:
         for c in used:
-            used_mask[columns.index(c)] = True
+            used_mask[where_is[c]] = True
     else:
         used_mask |= np.fromiter(map(used.__contains__, columns), dtype=bool, count=len(columns))
     used_pos = np.flatnonzero(used_mask)
@@ -402,7 +402,7 @@ def build_design(
             in_matrix[fpos] = True
     rest = np.flatnonzero(~in_matrix)
     model_columns = np.zeros(frame.shape[1], dtype=bool)  # the response's, fixed terms' and roles' columns
-    model_columns[[int(in_frame[columns.index(c)]) for c in taken]] = True
+    model_columns[[int(in_frame[where_is[c]]) for c in taken]] = True
     na_rows = frame.iloc[:, _as_slice(rest)].isna().any(axis=1).to_numpy()
     for fpos, x, suspects in matrices.values():
         if len(suspects):
@@ -430,9 +430,9 @@ def build_design(
     for spec, cands in stream_cands:
         mark_constant_factors(cands, frame)
     fixed_cols = sorted(fixed_vars)
-    fixed_frame = frame.iloc[:, [int(in_frame[columns.index(c)]) for c in fixed_cols]]  # few columns: fast lookups
+    fixed_frame = frame.iloc[:, [int(in_frame[where_is[c]]) for c in fixed_cols]]
     check_fixed_columns(fixed_frame, fixed_cols, allow_missing=True)
-    resp_at = int(in_frame[columns.index(resp_col)])
+    resp_at = int(in_frame[where_is[resp_col]])
     refuse_infinite(frame, resp_col, list(matrices.values()), numeric=data_numeric[used_pos], response_at=resp_at)
 
     y_series = frame.iloc[:, resp_at]

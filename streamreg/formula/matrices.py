@@ -50,7 +50,10 @@ def evaluate_term(expression: str, frame: pd.DataFrame, functions: Functions | N
 def fixed_matrix(rhs: str, frame: pd.DataFrame, functions: Functions | None = None) -> pd.DataFrame:
     """The fixed design (intercept and fixed terms) as a named DataFrame."""
     check_attributes(rhs, f"the fixed terms {rhs!r}")
-    plain = plain_design(rhs, frame, frame)  # the intercept alone, or bare numeric columns (data come first)
+    # the intercept alone, or bare numeric columns (data come first); patsy adds the intercept
+    # to terms that do not start with 0 or 1, as the formula's fixed part often is written
+    explicit = rhs.split("+", 1)[0].strip() in ("0", "1")
+    plain = plain_design(rhs if explicit else "1 + " + rhs, frame, frame)
     if plain is not None:
         return plain
     try:

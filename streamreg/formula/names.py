@@ -95,6 +95,30 @@ class AnyName:
         return iter(())
 
 
+class ColumnPositions:
+    """Positions of data columns by name.
+
+    A handful of names are looked up by a list scan each (a million labels are not hashed
+    for three look-ups); after many look-ups one dict of every label answers the rest.
+    Only names that are columns may be asked for.
+    """
+
+    def __init__(self, columns: list[str]):
+        self._columns = columns
+        self._known: dict[str, int] = {}
+        self._all: dict[str, int] | None = None
+
+    def __getitem__(self, name: str) -> int:
+        if self._all is not None:
+            return self._all[name]
+        if name not in self._known:
+            if len(self._known) >= 32:
+                self._all = {c: j for j, c in enumerate(self._columns)}
+                return self._all[name]
+            self._known[name] = self._columns.index(name)
+        return self._known[name]
+
+
 def fresh_labels(data: pd.DataFrame) -> pd.DataFrame:
     """``data`` with a new column Index over the same labels (the values are not copied).
 
@@ -106,7 +130,9 @@ def fresh_labels(data: pd.DataFrame) -> pd.DataFrame:
     if type(data.columns) is not pd.Index:  # a RangeIndex or MultiIndex has nothing to rebuild
         return data
     labels = data.columns
-    return data.set_axis(pd.Index(labels.array, dtype=labels.dtype, name=labels.name, copy=False), axis=1)
+    out = data.copy(deep=False)  # the same values (set_axis would copy them without copy-on-write)
+    out.columns = pd.Index(labels.array, dtype=labels.dtype, name=labels.name, copy=False)
+    return out
 
 
 def unique_labels(columns: list[str]) -> set[str] | None:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from .checks import first_date, refuse_dates
 from .frame_stream import Candidate
-from .names import _PATSY_NAMES, _ColumnNames, _NameTable, names_in
+from .names import _PATSY_NAMES, ColumnPositions, _ColumnNames, _NameTable, names_in
 from .parse import FormulaError, StreamSpec
 
 
@@ -32,28 +32,30 @@ class Resolved:
         return iter(self.candidates or [])
 
 
-def _position(columns: list[str], colset: Container[str], name: str) -> int | None:
-    return columns.index(name) if name in colset else None
+def _position(positions: ColumnPositions, colset: Container[str], name: str) -> int | None:
+    return positions[name] if name in colset else None
 
 
 def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _ColumnNames, taken: set[str], data: pd.DataFrame,
                    date_columns: np.ndarray, numeric_columns: np.ndarray, transformed: Container[str] = (),
-                   earlier: np.ndarray | None = None) -> Resolved:
+                   earlier: np.ndarray | None = None, lookup: ColumnPositions | None = None) -> Resolved:
     """The candidates of a ``stream()``: globs matched and dtypes checked once, not per column.
 
     Globs skip every ``taken`` column and the columns earlier streams offer (``earlier``, a
     mask over the data's columns); a column named on its own is refused when it is one of
     those, unless the fixed terms use it only through a transformation (``transformed``).
+    ``lookup`` finds a name's position (default: a scan of ``columns`` per name).
     """
     excl = spec.options.get("exclude") or []
     if isinstance(excl, str):
         excl = [excl]
     ncol = len(columns)
+    where = lookup if lookup is not None else ColumnPositions(columns)
     blocked = np.zeros(ncol, dtype=bool)  # the response, fixed and excluded columns
     offered = np.zeros(ncol, dtype=bool)  # columns offered by an earlier glob
     in_model = np.zeros(ncol, dtype=bool)  # columns a name may not ask for
     for c in taken:
-        j = _position(columns, colset, c)
+        j = _position(where, colset, c)
         if j is not None:
             blocked[j] = True
             in_model[j] = c not in transformed
@@ -75,8 +77,8 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _Col
             if unknown:
                 raise FormulaError(f"unknown column(s) {sorted(unknown)} in the candidate term {arg!r} of {spec.text}")
             for v in sorted(names_in(arg) & colset):
-                refuse_dates(data.iloc[:, columns.index(v)], f"column {v!r} in the candidate term {arg!r} of {spec.text}")
-            j = _position(columns, colset, arg)
+                refuse_dates(data.iloc[:, where[v]], f"column {v!r} in the candidate term {arg!r} of {spec.text}")
+            j = _position(where, colset, arg)
             if arg not in seen_terms and (j is None or not offered[j]):
                 items.append(("candidate", Candidate(arg, None)))
                 seen_terms.add(arg)
@@ -96,7 +98,7 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _Col
                                "or weights column, or a candidate of an earlier stream), so it cannot be a "
                                "candidate here; remove it from the stream")
         for t in seen_terms:
-            j = _position(columns, colset, t)
+            j = _position(where, colset, t)
             if j is not None:
                 mask[j] = False
         free = np.flatnonzero(mask & ~(blocked if pattern else in_model | excluded) & ~offered)
@@ -106,7 +108,7 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _Col
         # patsy would make every date a level of a factor: refuse rather than test that
         bad = first_date(data, names, free, suspects=date_columns)
         if bad is not None:
-            refuse_dates(data.iloc[:, columns.index(bad)], f"{spec.text}: column {bad!r}", exclude_hint=True)
+            refuse_dates(data.iloc[:, where[bad]], f"{spec.text}: column {bad!r}", exclude_hint=True)
         numeric = numeric_columns[free]
         items.append(("columns", free, names, numeric, table.term_names(free, names)))
         offered[free] = True

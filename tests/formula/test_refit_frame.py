@@ -121,3 +121,44 @@ def test_labels_equal_as_text_are_duplicates():
     df = pd.DataFrame({"y": [1.0, 2.0, 3.5, 4.0], 1: [0.0, 1.0, 0.0, 1.0], "1": [1.0, 0.0, 2.0, 0.0]})
     with pytest.raises(ValueError, match=r"duplicated column names \['1'\]"):
         sr.streamreg("y ~ stream(x*)", df)
+
+
+def test_text_labels_of_str_subclasses_are_used_as_plain_text():
+    import enum
+
+    class Dose(enum.StrEnum):  # labels that are str, but print otherwise
+        one, two, three, y = "dose 1", "dose 2", "dose 3", "y"
+
+    rng = np.random.default_rng(8)
+    labels = pd.Index(list(Dose), dtype=object)
+    assert type(labels[0]) is not str
+    df = pd.DataFrame(rng.normal(size=(100, 4)), columns=labels)
+    df["y"] = df["dose 1"] + 0.3 * rng.normal(size=100)
+    fit = sr.streamreg("y ~ stream(dose*)", df)
+    assert "Q('dose 1')" in fit.selected_terms and all(type(t) is str for t in fit.selected_terms)
+    ref = smf.ols(fit.selected_formula, df.set_axis([str(c) for c in df.columns], axis=1)).fit()
+    np.testing.assert_allclose(fit.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
+
+
+def test_fixed_terms_without_an_explicit_intercept_equal_patsy():
+    import patsy
+
+    from streamreg.formula.matrices import fixed_matrix
+
+    df = _wide()
+    for rhs in ("age", "0 + age", "1 + age + x3", "age - 1", "age + C(g)"):
+        ours = fixed_matrix(rhs, df)
+        ref = patsy.dmatrix(rhs, df, return_type="dataframe")
+        assert list(ours.columns) == list(ref.columns), rhs
+        np.testing.assert_array_equal(ours.to_numpy(), ref.to_numpy())
+
+
+def test_column_positions_scan_for_a_few_names_and_hash_for_many():
+    from streamreg.formula.names import ColumnPositions
+
+    columns = [f"c{j}" for j in range(100)]
+    where = ColumnPositions(columns)
+    assert [where[f"c{j}"] for j in (5, 99, 5)] == [5, 99, 5]
+    assert [where[f"c{j}"] for j in range(100)] == list(range(100))  # past 32 names: one table
+    with pytest.raises(KeyError):
+        where["nope"]
