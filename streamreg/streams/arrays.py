@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..models.base import CandidateBlock
+from ..models.base import CandidateBlock, column_norms
 from .base import AcceptedTerm, NameRange, Stream, TermBlock
 
 
@@ -37,6 +37,10 @@ class MatrixStream(Stream):
         self.order = None if order is None else np.asarray(order)
         self.position = 0
         self.n_candidates = values.shape[1]
+        # squared column norms, computed over wide slices as the blocks reach them: a pass
+        # over a 100 x 4,096 slice of a C-ordered matrix runs at half the speed of a wide one
+        self._norms: np.ndarray | None = None
+        self._normed = 0
 
     def _next_block(self, k: int) -> TermBlock | None:
         start, stop = self.position, min(self.position + k, self.n_candidates)
@@ -51,13 +55,33 @@ class MatrixStream(Stream):
         else:
             idx = self.order[start:stop]
             names = [self.names[i] for i in idx]
-        block = CandidateBlock(np.asarray(self.values[:, idx], dtype=float))
+        block = CandidateBlock(np.asarray(self.values[:, idx], dtype=float), norm2=self._block_norms(idx, stop))
         # the norms the scoring needs anyway show NaN and inf, so checking costs no extra pass
         bad = block.nonfinite_columns()
         if bad.size:
             raise ValueError(f"stream {self.name!r}: candidate {names[int(bad[0])]!r} contains NaN or infinite "
                              "values; drop or impute them before selection")
         return TermBlock(self.name, names, block)
+
+    def _block_norms(self, idx: slice | np.ndarray, stop: int) -> np.ndarray | None:
+        """The squared norms of columns ``idx`` (the block ending at stream position ``stop``),
+        or None (the block computes its own) when the values are not float64."""
+        if self.values.dtype != np.float64:
+            return None
+        m = self.n_candidates
+        if self._norms is None:
+            self._norms = np.empty(m)
+        if self.order is not None:  # the blocks visit the columns out of order: all at once
+            if self._normed < m:
+                self._norms[:] = column_norms(self.values)
+                self._normed = m
+            return self._norms[idx]
+        wide = max(stop - self._normed, (1 << 24) // max(self.values.shape[0], 1))
+        while self._normed < stop:
+            hi = min(self._normed + wide, m)
+            self._norms[self._normed:hi] = column_norms(self.values[:, self._normed:hi])
+            self._normed = hi
+        return self._norms[idx]
 
 
 class CandidateNames:
