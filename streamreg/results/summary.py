@@ -6,6 +6,7 @@ a statsmodels ``Summary`` so text, HTML and LaTeX come for free.
 """
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import TYPE_CHECKING
 
@@ -95,8 +96,32 @@ def _llf_differs(res: StreamRegResults) -> bool:
     return not hasattr(res.fit, "rsquared") and abs(float(res.fit.llf) - res.llf) > 1e-9 * max(1.0, abs(res.llf))
 
 
+_INTERACTION_KINDS = {"1": "products of two selected terms",
+                      "2": "products of a selected term with an original candidate",
+                      "3": "all pairwise products of the original candidates"}
+
+
+def interaction_note(res: StreamRegResults) -> str | None:
+    """What the ``interactions()`` streams of the table are (``name[1]`` ... ``name[3]``)."""
+    formula = getattr(res, "formula", None) or ""
+    if "interactions(" not in formula:
+        return None
+    kinds = {}
+    for name in res.per_stream.index:
+        found = re.fullmatch(r"(.+)\[([123])\]", str(name))
+        if found:
+            kinds[found.group(2)] = str(name)
+    if not kinds:
+        return None
+    parts = [f"{kinds[k]}: {_INTERACTION_KINDS[k]}" for k in sorted(kinds)]
+    return "Interaction streams, each with its own wealth: " + "; ".join(parts) + "."
+
+
 def notes(res: StreamRegResults) -> list[str]:
     lines = [res.guarantee()]
+    about = interaction_note(res)
+    if about:
+        lines.append(about)
     est = res.false_selection_estimate()
     if est is not None:
         bits = hasattr(res.policy, "w_delta")  # information-investing: wealth and payout in bits

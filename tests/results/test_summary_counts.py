@@ -48,3 +48,19 @@ def test_history_none_still_says_tests_count_re_offers(data):
     assert full.search.n_tests == none.search.n_tests == 4  # x3 rejected twice
     assert dict(selection_facts(none))["Tests (all passes):"] == "4, re-offers counted (up to 2 passes)"
     assert dict(selection_facts(full))["Tests (all passes):"] == "4, re-offers counted (2 passes)"
+
+
+def test_summary_says_what_each_interaction_stream_offers():
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame(rng.normal(size=(300, 6)), columns=[f"x{j}" for j in range(6)])
+    df["y"] = df.x1 + df.x4 + 3 * df.x1 * df.x5 + rng.normal(scale=0.3, size=300)
+    fit = sr.streamreg("y ~ stream(x*) + interactions()", df, w0=0.25, alpha_delta=0.25)
+    assert {"interactions[1]", "interactions[2]"} <= set(fit.per_stream.index)
+    text = " ".join(str(fit.summary()).split())
+    assert ("interactions[1]: products of two selected terms; interactions[2]: products of a selected term "
+            "with an original candidate.") in text
+    assert "products of a selected term" in " ".join(fit.summary2().as_text().split())
+    named = sr.streamreg("y ~ stream(x*) + interactions(kind=3, name='pairs')", df, w0=0.25, alpha_delta=0.25)
+    assert "pairs[3]: all pairwise products of the original candidates" in " ".join(str(named.summary()).split())
+    plain = sr.streamreg("y ~ stream(x*)", df)
+    assert "Interaction streams" not in str(plain.summary())
