@@ -1,8 +1,9 @@
 """Column names and formula terms: quoting unusual names, name tables for wide frames, and
 the data columns an expression refers to.
 
-A frame of a million columns is matched and named without a Python object per column:
-names live in one byte buffer, and plain identifiers pass through unchanged.
+A frame of a million columns is matched and named without a Python call per column: the
+labels are read once as strings and hashed once (repeated names are refused), globs run
+over one byte buffer of them, and plain identifiers pass through unchanged.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import builtins
 import fnmatch
 import keyword
 import re
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Container, Iterator
 from typing import Protocol
 
 import numpy as np
@@ -44,40 +45,8 @@ def term_names(columns: list[str]) -> list[str]:
     return [term_name(c) for c in columns]
 
 
-class _ColumnNames:
-    """``name in data columns`` for a wide frame without hashing every name up front.
-
-    The formula asks about a handful of names; a list scan answers those.  After many
-    questions (factor candidates of a glob ask one each) a set is built.
-    """
-
-    def __init__(self, columns: list[str]):
-        self._columns = columns
-        self._set: set[str] | None = None
-        self._asked = 0
-
-    def __contains__(self, name: object) -> bool:
-        if self._set is None:
-            self._asked += 1
-            if self._asked <= 32:
-                return name in self._columns
-            self._set = set(self._columns)
-        return name in self._set
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._columns)
-
-    def __len__(self) -> int:
-        return len(self._columns)
-
-    def __and__(self, other: Iterable[str]) -> set[str]:
-        return {n for n in other if n in self}
-
-    __rand__ = __and__
-
-
 class NameSet(Protocol):
-    """What the name look-ups need of a set of column names (a set, or :class:`_ColumnNames`)."""
+    """What the name look-ups need of a set of column names (a set, or :class:`AnyName`)."""
 
     def __contains__(self, name: object) -> bool: ...
 
@@ -140,10 +109,6 @@ def unique_labels(columns: list[str]) -> set[str] | None:
     would be built from text labels converted to Python objects a second time)."""
     found = set(columns)
     return found if len(found) == len(columns) else None
-
-
-def _column_names(columns: list[str]) -> set[str] | _ColumnNames:
-    return set(columns) if len(columns) < 10_000 else _ColumnNames(columns)
 
 
 _NAME_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_\n"  # ASCII identifiers, newline

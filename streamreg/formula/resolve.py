@@ -14,7 +14,7 @@ import pandas as pd
 
 from .checks import first_date, refuse_dates
 from .frame_stream import Candidate
-from .names import _PATSY_NAMES, ColumnPositions, _ColumnNames, _NameTable, names_in
+from .names import _PATSY_NAMES, ColumnPositions, _NameTable, names_in
 from .parse import FormulaError, StreamSpec
 
 
@@ -36,7 +36,7 @@ def _position(positions: ColumnPositions, colset: Container[str], name: str) -> 
     return positions[name] if name in colset else None
 
 
-def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str] | _ColumnNames, taken: set[str], data: pd.DataFrame,
+def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str], taken: set[str], data: pd.DataFrame,
                    date_columns: np.ndarray, numeric_columns: np.ndarray, transformed: Container[str] = (),
                    earlier: np.ndarray | None = None, lookup: ColumnPositions | None = None) -> Resolved:
     """The candidates of a ``stream()``: globs matched and dtypes checked once, not per column.
