@@ -109,6 +109,15 @@ class CandidateNames:
         self.remember_items = remember_items
         self._owner: dict[str, str] = {}
         self._ranges: list[tuple[NameRange, str]] = []
+        # generator items' names: one set (a repeat shows as a set that grew by less than the
+        # block), and each block's names with its stream, read only to name the clash
+        self._items: set[str] = set()
+        self._blocks: list[tuple[str, list[str]]] = []
+
+    @property
+    def n_kept(self) -> int:
+        """How many names are kept (claimed up front, accepted, and remembered generator items)."""
+        return len(self._owner) + len(self._items)
 
     def claim(self, label: str, stream: str) -> None:
         """Take ``label`` for a candidate of ``stream`` (known in advance); ValueError if it is taken."""
@@ -117,15 +126,23 @@ class CandidateNames:
 
     def claim_all(self, labels: list[str], stream: str) -> None:
         """Take the names of one block of generator items; set operations when nothing clashes."""
-        new = dict.fromkeys(labels, stream)
-        if (len(new) != len(labels) or self._ranges or not self.reserved.keys().isdisjoint(new.keys())
-                or not self._owner.keys().isdisjoint(new.keys())):
-            block: dict[str, str] = {}
-            for label in labels:  # one at a time, for the message that names the clash
-                self._check(label, stream, block)
-                block[label] = stream
+        if self._ranges:  # generated names of array streams: asked one by one
+            self._check_each(labels, stream)
+        items = self._items if self.remember_items else set()
+        before = len(items)
+        items.update(labels)  # one hash and one insert per name
+        if (len(items) != before + len(labels) or not self.reserved.keys().isdisjoint(labels)
+                or not self._owner.keys().isdisjoint(labels)):
+            items.difference_update(labels)
+            self._check_each(labels, stream)  # raises, naming the clash
         if self.remember_items:
-            self._owner.update(new)
+            self._blocks.append((stream, labels))
+
+    def _check_each(self, labels: list[str], stream: str) -> None:
+        block: dict[str, str] = {}
+        for label in labels:  # one at a time, for the message that names the clash
+            self._check(label, stream, block)
+            block[label] = stream
 
     def keep(self, label: str, stream: str) -> None:
         """Remember an accepted term's name (already checked when its block was read)."""
@@ -137,7 +154,8 @@ class CandidateNames:
             raise ValueError(f"stream {stream!r}: candidate {label!r} has the name of {self.reserved[label]}; "
                              "rename one of them")
         other = (block.get(label) or self._owner.get(label)
-                 or next((s for r, s in self._ranges if _in_range(label, r)), None))
+                 or next((s for r, s in self._ranges if _in_range(label, r)), None)
+                 or next((s for s, names in self._blocks if label in names), None))
         if other == stream:
             raise ValueError(f"stream {stream!r}: duplicate candidate name {label!r}; candidate names must be unique")
         if other is not None:
@@ -150,7 +168,7 @@ class CandidateNames:
             if _in_range(label, names):
                 raise ValueError(f"stream {stream!r}: candidate {label!r} has the name of {what}; rename one of "
                                  "them (or give the stream as a DataFrame with other column names)")
-        for label, other in self._owner.items():
+        for label, other in [*self._owner.items(), *((n, s) for s, block in self._blocks for n in block)]:
             if _in_range(label, names):
                 raise ValueError(f"duplicate candidate name {label!r} in streams {other!r} and {stream!r}; "
                                  "candidate names must be unique across streams")

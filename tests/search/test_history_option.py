@@ -222,12 +222,12 @@ def test_history_none_keeps_no_rejected_name_in_the_book():
     stream = IterableStream("s", _items(x, [f"g{j}" for j in range(40)]), 30, book)
     while stream.take(16) is not None:
         pass
-    assert book._owner == {}  # flat memory: nothing kept per item
+    assert book.n_kept == 0  # flat memory: nothing kept per item
     kept = CandidateNames(remember_items=True)
     stream = IterableStream("s", _items(x, [f"g{j}" for j in range(40)]), 30, kept)
     while stream.take(16) is not None:
         pass
-    assert len(kept._owner) == 40
+    assert kept.n_kept == 40
 
 
 def test_history_none_still_refuses_a_repeat_within_a_block_and_the_response_name():
@@ -264,3 +264,23 @@ def test_history_none_with_passes_keeps_names_and_refuses_a_repeat_as_full_does(
         with pytest.raises(ValueError, match="duplicate candidate name 'a'"):
             sr.select(y, _items(x, ["a", "b", "a", "c"]), block_size=2, max_tests=math.inf, passes=2,
                       history=history)
+
+
+def test_repeated_generator_names_are_named_with_their_streams_across_blocks():
+    from streamreg.streams.arrays import CandidateNames, IterableStream
+
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(30, 12))
+    book = CandidateNames({"y": "the response"})
+    first = IterableStream("s1", _items(x[:, :6], [f"a{j}" for j in range(6)]), 30, book)
+    second = IterableStream("s2", _items(x[:, 6:], ["b0", "b1", "b2", "a4", "b4", "b5"]), 30, book)
+    assert first.take(3) is not None and first.take(3) is not None and second.take(3) is not None
+    with pytest.raises(ValueError, match="duplicate candidate name 'a4' in streams 's1' and 's2'"):
+        second.take(3)
+    again = IterableStream("s3", _items(x[:, :4], ["c0", "c1", "c2", "c0"]), 30, book)
+    assert again.take(3) is not None
+    with pytest.raises(ValueError, match="stream 's3': duplicate candidate name 'c0'; candidate names must be unique"):
+        again.take(3)
+    clash = IterableStream("s4", _items(x[:, :2], ["d0", "y"]), 30, book)
+    with pytest.raises(ValueError, match="candidate 'y' has the name of the response"):
+        clash.take(2)
