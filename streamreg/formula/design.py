@@ -153,6 +153,9 @@ def build_design(
     as_text = (isinstance(data.columns.dtype, pd.StringDtype) and not data.columns.hasnans) or (
         data.columns.dtype == object and set(map(type, labels)) == {str})
     columns = labels if as_text else list(map(str, labels))
+    if not as_text:  # the frame kept for the refit and predictions has the labels the formula uses
+        data = data.copy(deep=False)
+        data.columns = pd.Index(columns, dtype=object)
     colset = unique_labels(columns)
     where_is = ColumnPositions(columns)  # a list scan per name for a few names, one table for many
     if colset is None:

@@ -104,6 +104,18 @@ def fresh_labels(data: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def text_labels(data: pd.DataFrame) -> pd.DataFrame:
+    """``data`` with its column labels as the text formulas name them (``str(label)``); the
+    same object when they are text already, else a shallow copy (the values are shared)."""
+    labels = data.columns
+    if (isinstance(labels.dtype, pd.StringDtype) and not labels.hasnans) or (
+            labels.dtype == object and set(map(type, labels)) <= {str}):
+        return data
+    out = data.copy(deep=False)
+    out.columns = pd.Index([str(c) for c in labels], dtype=object)
+    return out
+
+
 def unique_labels(columns: list[str]) -> set[str] | None:
     """The labels as a set, or None when one repeats (hashed once: the Index's own table
     would be built from text labels converted to Python objects a second time)."""

@@ -28,7 +28,7 @@ import pandas as pd
 import statsmodels.api as sm
 
 from ..formula.dask_frame import is_dask_frame
-from ..formula.names import rhs_variables
+from ..formula.names import rhs_variables, text_labels
 from ..validators import _is_real
 from ..weight_options import _weight_array
 
@@ -166,8 +166,8 @@ def as_newdata(res: StreamRegResults, newdata: object) -> pd.DataFrame | None:
     res : StreamRegResults
     newdata : DataFrame, Mapping or None
         A ``dict`` (any mapping) ``{column: array-like or scalar}``, as R's ``predict``
-        takes a ``list``; scalars are repeated on every row.  None and DataFrames are
-        returned as they are.
+        takes a ``list``; scalars are repeated on every row.  None is returned as it is, a
+        DataFrame with its column labels as text (``str(label)``, as the fit named them).
 
     Returns
     -------
@@ -196,9 +196,9 @@ def as_newdata(res: StreamRegResults, newdata: object) -> pd.DataFrame | None:
 def as_frame(res: StreamRegResults, newdata: object) -> pd.DataFrame:
     """:func:`as_newdata` for methods that need new data (None is refused too)."""
     if isinstance(newdata, pd.DataFrame):
-        return newdata
+        return text_labels(newdata)  # integer labels as the fit named them ("1")
     if isinstance(newdata, Mapping):
-        return _mapping_frame(newdata)
+        return text_labels(_mapping_frame(newdata))
     raise TypeError(_not_a_frame(res, newdata))
 
 

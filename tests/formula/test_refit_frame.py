@@ -107,7 +107,7 @@ def test_norms_are_computed_again_on_the_rows_kept():
 
 def test_fresh_labels_shares_the_values_and_leaves_the_frame_alone():
     df = _wide()
-    "x3" in df.columns  # the caller's Index has built its look-up table
+    assert "x3" in df.columns  # the caller's Index has built its look-up table
     out = fresh_labels(df)
     assert out.columns is not df.columns and out.columns.equals(df.columns)
     assert np.shares_memory(out["x3"].to_numpy(), df["x3"].to_numpy())
@@ -162,3 +162,17 @@ def test_column_positions_scan_for_a_few_names_and_hash_for_many():
     assert [where[f"c{j}"] for j in range(100)] == list(range(100))  # past 32 names: one table
     with pytest.raises(KeyError):
         where["nope"]
+
+
+def test_integer_column_labels_are_named_as_text_and_predict_on_new_data():
+    rng = np.random.default_rng(9)
+    df = pd.DataFrame(rng.normal(size=(120, 6)))
+    df["y"] = 2 * df[1] - df[4] + 0.3 * rng.normal(size=120)
+    fit = sr.streamreg("y ~ stream(*)", df)
+    assert fit.selected_terms == ["Q('1')", "Q('4')"]
+    as_text = df.set_axis([str(c) for c in df.columns], axis=1)
+    ref = smf.ols(fit.selected_formula, as_text).fit()
+    np.testing.assert_allclose(fit.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
+    np.testing.assert_allclose(fit.predict(df.iloc[:6]).to_numpy(), ref.predict(as_text.iloc[:6]).to_numpy(),
+                               rtol=1e-10)
+    assert list(df.columns[:6]) == list(range(6))  # the caller's frame keeps its labels
