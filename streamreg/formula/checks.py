@@ -292,3 +292,23 @@ def nonfinite_term_message(what: str, values: pd.DataFrame) -> str | None:
     rows = "1 row" if n == 1 else f"{n} rows"
     return (f"{what} has NaN or infinite values (e.g. from its transformation) in {rows}, the first at row label "
             f"{first!r}; compute it as a column of the data first, then drop or impute those rows")
+
+
+def numpy_booleans(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with pandas' nullable boolean columns as numpy booleans (objects with None
+    where a value is missing), which patsy codes as it codes ``bool`` columns: it cannot
+    read the nullable dtype.  The same object when there is none; else a shallow copy."""
+    flagged = [j for j, dt in enumerate(frame.dtypes.to_numpy()) if isinstance(dt, pd.BooleanDtype)]
+    if not flagged:
+        return frame
+    out = frame.copy(deep=False)
+    for j in flagged:
+        col = frame.iloc[:, j]
+        if col.isna().any():
+            values = col.astype(object).to_numpy()
+            values[col.isna().to_numpy()] = None  # patsy's missing value in an object column
+            out.isetitem(j, pd.Series(values, index=frame.index, dtype=object))
+        else:
+            out.isetitem(j, col.to_numpy(dtype=bool))
+    return out
+

@@ -26,6 +26,7 @@ from .checks import (
     column_classes,
     is_numeric,
     no_complete_rows,
+    numpy_booleans,
     refuse_dates,
     refuse_infinite,
 )
@@ -272,6 +273,7 @@ def build_design(
         norms = dict.fromkeys(norms)  # of the rows kept: computed again, block by block
     if len(frame) == 0:
         no_complete_rows(data[list(frame.columns)])
+    frame = numpy_booleans(frame)  # patsy cannot read pandas' nullable booleans
     for spec, cands in stream_cands:
         mark_constant_factors(cands, frame)
     fixed_cols = sorted(fixed_vars)

@@ -19,7 +19,7 @@ import pandas as pd
 import patsy
 
 from ..streams.generated import DerivedColumns
-from .checks import check_new_column_types, nonfinite_term_message
+from .checks import check_new_column_types, nonfinite_term_message, numpy_booleans
 from .names import AnyName, variables
 from .namespace import eval_env
 from .parse import FormulaError, check_attributes
@@ -111,6 +111,9 @@ def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
     value (computed or missing) with a message naming the term and the rows, as patsy
     refuses it, and keeps infinite ones.  numpy's warnings about them are not shown either way.
     """
+    same = newdata is train  # the training rows: one design, built once below
+    train = numpy_booleans(train)  # patsy cannot read pandas' nullable booleans
+    newdata = train if same else numpy_booleans(newdata)
     if not derived and not functions:
         plain = plain_design(rhs, train, newdata)
         if plain is not None:

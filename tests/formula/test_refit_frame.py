@@ -176,3 +176,24 @@ def test_integer_column_labels_are_named_as_text_and_predict_on_new_data():
     np.testing.assert_allclose(fit.predict(df.iloc[:6]).to_numpy(), ref.predict(as_text.iloc[:6]).to_numpy(),
                                rtol=1e-10)
     assert list(df.columns[:6]) == list(range(6))  # the caller's frame keeps its labels
+
+
+def test_nullable_boolean_columns_are_coded_as_booleans():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.normal(size=(80, 3)), columns=["x1", "x2", "x3"])
+    df["b"] = pd.array(rng.random(80) > 0.5, dtype="boolean")
+    df["y"] = df.x1 + 1.5 * df.b.astype(float) + 0.3 * rng.normal(size=80)
+    as_bool = df.assign(b=df.b.astype(bool))
+    for formula in ("y ~ b + stream(x*)", "y ~ stream(x*, b)", "y ~ stream(*)"):
+        fit = sr.streamreg(formula, df)
+        ours = sr.streamreg(formula, as_bool)
+        assert fit.selected_terms == ours.selected_terms and "b" in fit.selected_formula
+        ref = smf.ols(fit.selected_formula, as_bool).fit()
+        assert list(fit.params.index) == list(ref.params.index)
+        np.testing.assert_allclose(fit.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
+    new = df.iloc[:4].copy()
+    new.loc[new.index[0], "b"] = pd.NA
+    pred = fit.predict(new).to_numpy()
+    assert np.isnan(pred[0])  # a missing input: NaN, as for any missing value
+    np.testing.assert_allclose(pred[1:], ref.predict(as_bool.iloc[1:4]).to_numpy(), rtol=1e-10)
+    assert df.b.dtype == "boolean"  # the caller's frame is left alone
