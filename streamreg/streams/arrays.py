@@ -133,7 +133,8 @@ class CandidateNames:
         items.update(labels)  # one hash and one insert per name
         if (len(items) != before + len(labels) or not self.reserved.keys().isdisjoint(labels)
                 or not self._owner.keys().isdisjoint(labels)):
-            items.difference_update(labels)
+            if self.remember_items:  # back to the names before this block (an error follows: rare)
+                self._items = {n for _, block in self._blocks for n in block}
             self._check_each(labels, stream)  # raises, naming the clash
         if self.remember_items:
             self._blocks.append((stream, labels))
@@ -155,12 +156,16 @@ class CandidateNames:
                              "rename one of them")
         other = (block.get(label) or self._owner.get(label)
                  or next((s for r, s in self._ranges if _in_range(label, r)), None)
-                 or next((s for s, names in self._blocks if label in names), None))
+                 or (self._item_stream(label) if label in self._items else None))
         if other == stream:
             raise ValueError(f"stream {stream!r}: duplicate candidate name {label!r}; candidate names must be unique")
         if other is not None:
             raise ValueError(f"duplicate candidate name {label!r} in streams {other!r} and {stream!r}; candidate "
                              "names must be unique across streams")
+
+    def _item_stream(self, label: str) -> str | None:
+        """The stream of the generator item named ``label`` (a scan: only to name a clash)."""
+        return next((s for s, names in self._blocks if label in names), None)
 
     def claim_range(self, names: NameRange, stream: str) -> None:
         """Take the generated names ``prefix0, prefix1, ...`` of an array stream."""

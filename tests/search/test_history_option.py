@@ -284,3 +284,23 @@ def test_repeated_generator_names_are_named_with_their_streams_across_blocks():
     clash = IterableStream("s4", _items(x[:, :2], ["d0", "y"]), 30, book)
     with pytest.raises(ValueError, match="candidate 'y' has the name of the response"):
         clash.take(2)
+
+
+def test_generator_names_beside_an_array_stream_of_generated_names():
+    from streamreg.streams.arrays import CandidateNames
+    from streamreg.streams.base import NameRange
+
+    book = CandidateNames({"y": "the response"})
+    book.claim_range(NameRange("x", 0, 100), "arr")
+    book.claim_all(["g0", "g1"], "gen")
+    book.claim_all(["g2", "x100"], "gen")  # beyond the range: free
+    assert book.n_kept == 4
+    with pytest.raises(ValueError, match="stream 'gen': duplicate candidate name 'g0'"):
+        book.claim_all(["g3", "g0"], "gen")
+    with pytest.raises(ValueError, match="duplicate candidate name 'x5' in streams 'arr' and 'gen'"):
+        book.claim_all(["g4", "x5"], "gen")
+    plain = CandidateNames()
+    plain.claim_all(["a", "b"], "s1")
+    with pytest.raises(ValueError, match="duplicate candidate name 'b' in streams 's1' and 's2'"):
+        plain.claim_all(["c", "b"], "s2")
+    assert plain.n_kept == 2  # the refused block left nothing behind
