@@ -121,10 +121,10 @@ def streamreg(
         Re-offer rejected candidates in up to ``passes - 1`` further passes; every
         re-test is charged and the history's ``pass`` column records it.
     validate : float or row labels or boolean mask, optional
-        Sample splitting for honest inference: a fraction in (0, 1) of rows drawn at
-        random (``seed=``), or the rows themselves, is held out.  Terms are selected on
-        the other rows and the selected model is refitted on the held-out rows only, so
-        its p-values and intervals are valid conditional on the selection.
+        Sample splitting for honest inference: a random fraction in (0, 1) of rows (``seed=``),
+        or the rows themselves, is held out.  Terms are selected on the other rows and the
+        selected model is refitted on the held-out rows missing no value it uses, so its
+        p-values and intervals are valid conditional on the selection.
     seed : int, optional
         Seed of the ``validate=`` split and of ``order='random'`` items (their own ``seed=`` wins).
     history : {"full", "none"}, default "full"

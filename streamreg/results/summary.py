@@ -132,10 +132,13 @@ def notes(res: StreamRegResults) -> list[str]:
         )
     val = getattr(res, "validation", None)
     if val:
+        left = int(val.get("n_dropped", 0))
         lines.append(
             f"Sample splitting: terms were selected on {val['n_selection']} rows and the coefficients "
             f"below refit on {val['n_validation']} held-out rows, so their p-values and intervals are "
             "valid conditional on the selected model."
+            + (f" {left} held-out row{'s' if left > 1 else ''} missing a value the refit uses "
+               f"{'were' if left > 1 else 'was'} left out." if left else "")
         )
     else:
         lines.append(

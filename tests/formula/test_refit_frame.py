@@ -70,6 +70,12 @@ def test_validate_refits_the_held_out_rows_missing_only_in_unselected_columns():
     assert "x40" not in fit.selected_terms
     held = df.loc[fit._train.index]
     assert held.x40.isna().any()  # kept: the refit does not use x40
+    assert "missing a value the refit uses" not in " ".join(str(fit.summary()).split())
+    df.loc[held.index[:2], "x3"] = np.nan  # x3 is selected: those two held-out rows are left out
+    with pytest.warns(UserWarning):
+        refit = sr.streamreg("y ~ stream(x*)", df, validate=0.5, seed=2)
+    assert "x3" in refit.selected_terms
+    assert "2 held-out rows missing a value the refit uses were left out." in " ".join(str(refit.summary()).split())
     ref = smf.ols(fit.selected_formula, held).fit()
     np.testing.assert_allclose(fit.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
 
