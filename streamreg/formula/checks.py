@@ -298,9 +298,9 @@ def numpy_booleans(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with pandas' nullable boolean columns as numpy booleans (objects with None
     where a value is missing), which patsy codes as it codes ``bool`` columns: it cannot
     read the nullable dtype.  The same object when there is none; else a shallow copy."""
-    flagged = [j for j, dt in enumerate(frame.dtypes.to_numpy()) if isinstance(dt, pd.BooleanDtype)]
-    if not flagged:
+    if frame.select_dtypes(include=["boolean"]).shape[1] == 0:  # by blocks: no look at every column
         return frame
+    flagged = [j for j, dt in enumerate(frame.dtypes.to_numpy()) if isinstance(dt, pd.BooleanDtype)]
     out = frame.copy(deep=False)
     for j in flagged:
         col = frame.iloc[:, j]

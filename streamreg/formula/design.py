@@ -51,6 +51,7 @@ from .names import (
     fresh_labels,
     rhs_variables,
     term_name,
+    text_labels,
     unique_labels,
     unknown_names,
     variables,
@@ -145,18 +146,13 @@ def build_design(
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if missing not in ("drop", "raise"):
         raise ValueError(f"missing must be 'drop' or 'raise', got {missing!r}")
-    data = fresh_labels(data)
+    # a new Index, so that slices build no hash tables; labels as the text the formula names them
+    # (ints, np.str_ or enum members become str): the frame kept for the refit and predictions
+    data = text_labels(fresh_labels(data))
     if len(data) == 0:
         raise ValueError("the data have no rows")
     parsed = parse_formula(formula) if parsed is None else parsed
-    labels = data.columns.tolist()  # tolist: no pandas scalar per column
-    # text labels are used as they are (str subclasses, np.str_ or an enum, are made plain str)
-    as_text = (isinstance(data.columns.dtype, pd.StringDtype) and not data.columns.hasnans) or (
-        data.columns.dtype == object and set(map(type, labels)) == {str})
-    columns = labels if as_text else list(map(str, labels))
-    if not as_text:  # the frame kept for the refit and predictions has the labels the formula uses
-        data = data.copy(deep=False)
-        data.columns = pd.Index(columns, dtype=object)
+    columns = data.columns.tolist()  # tolist: no pandas scalar per column
     colset = unique_labels(columns)
     where_is = ColumnPositions(columns)  # a list scan per name for a few names, one table for many
     if colset is None:

@@ -104,15 +104,20 @@ def fresh_labels(data: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def labels_are_text(labels: pd.Index) -> bool:
+    """Whether every label is plain text (``str`` exactly: a subclass such as ``np.str_`` or
+    an enum member prints otherwise), so that formulas can name the columns by it."""
+    return (isinstance(labels.dtype, pd.StringDtype) and not labels.hasnans) or (
+        labels.dtype == object and set(map(type, labels.to_numpy())) <= {str})
+
+
 def text_labels(data: pd.DataFrame) -> pd.DataFrame:
     """``data`` with its column labels as the text formulas name them (``str(label)``); the
     same object when they are text already, else a shallow copy (the values are shared)."""
-    labels = data.columns
-    if (isinstance(labels.dtype, pd.StringDtype) and not labels.hasnans) or (
-            labels.dtype == object and set(map(type, labels)) <= {str}):
+    if labels_are_text(data.columns):
         return data
     out = data.copy(deep=False)
-    out.columns = pd.Index([str(c) for c in labels], dtype=object)
+    out.columns = pd.Index([str(c) for c in data.columns], dtype=object)
     return out
 
 
@@ -130,10 +135,9 @@ class _NameTable:
     """The column names as one byte buffer, for glob matching and name checks without a
     Python call per name (prefix ``x*``, suffix ``*_mean`` and exact globs; others by regex)."""
 
-    def __init__(self, columns: list[str], colset: Container[str] | None = None):
+    def __init__(self, columns: list[str], colset: set[str] | None = None):
         self.columns = columns
-        # a set of every label answers "is a keyword or builtin among them" in a few look-ups
-        self.colset = colset if isinstance(colset, (set, frozenset)) else None
+        self.colset = colset  # every label: answers "is a keyword or builtin among them" in a few look-ups
         self.buf: np.ndarray | None = None
         if len(columns) < 1000:
             return
