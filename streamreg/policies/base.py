@@ -18,7 +18,8 @@ search, so a new rule's parameters may have any names.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -29,7 +30,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-@dataclass(frozen=True)
+#: a rule's levels and wealth over its next ``n`` tests, all rejected: ``schedule(n)``
+Schedule = Callable[[int], tuple[np.ndarray, np.ndarray]]
+
+
 class Plan:
     """What a policy would do over a block of tests if it accepted none of them.
 
@@ -37,6 +41,10 @@ class Plan:
     ``0..i-1`` were all rejected*; only the first True is acted upon.  ``level`` is the
     nominal test level at each position (reported in the history) and ``wealth`` the
     wealth after each test under rejection.
+
+    A rule may give ``schedule`` instead of the two arrays: a function of ``n`` returning
+    the first ``n`` levels and wealths.  The search then computes them only for the tests
+    it reports, and for a run of rejections only when the history is read.
 
     Examples
     --------
@@ -46,11 +54,47 @@ class Plan:
     ...             wealth=np.array([0.04, 0.03, 0.02]))
     >>> int(np.argmax(plan.accept))  # the search acts on the first acceptance only
     1
+    >>> lazy = Plan(accept=np.zeros(3, bool), schedule=lambda n: (np.full(n, 0.01), 0.05 - 0.01 * np.arange(1, n + 1)))
+    >>> lazy.head(2)[1]
+    array([0.04, 0.03])
     """
 
-    accept: np.ndarray
-    level: np.ndarray
-    wealth: np.ndarray
+    __slots__ = ("_level", "_schedule", "_wealth", "accept")
+
+    def __init__(self, accept: np.ndarray, level: np.ndarray | None = None, wealth: np.ndarray | None = None, *,
+                 schedule: Schedule | None = None):
+        if schedule is None and (level is None or wealth is None):
+            raise TypeError("a Plan needs level and wealth arrays, or a schedule")
+        self.accept = accept
+        self._level, self._wealth, self._schedule = level, wealth, schedule
+
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._level is None or self._wealth is None:
+            assert self._schedule is not None
+            self._level, self._wealth = self._schedule(len(self.accept))
+        return self._level, self._wealth
+
+    @property
+    def level(self) -> np.ndarray:
+        return self._arrays()[0]
+
+    @property
+    def wealth(self) -> np.ndarray:
+        return self._arrays()[1]
+
+    def head(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Levels and wealths of the first ``n`` tests, as new arrays."""
+        if self._level is None and self._schedule is not None:
+            return self._schedule(n)
+        level, wealth = self._arrays()
+        return level[:n].copy(), wealth[:n].copy()
+
+    def deferred_head(self, n: int) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
+        """:meth:`head` ``(n)`` to be called later: the schedule, or copies taken now."""
+        if self._level is None and self._schedule is not None:
+            return partial(self._schedule, n)
+        level, wealth = self.head(n)
+        return lambda: (level, wealth)
 
 
 class SelectionRule(Protocol):

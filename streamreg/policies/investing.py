@@ -4,19 +4,31 @@ Both rules bid ``eps_i = w_i / (2 i)`` of the current wealth ``w_i`` on test ``i
 the bid when the candidate is rejected and earn a payout when it is accepted; they differ
 only in the acceptance test (a p-value against the bid, or a description-length saving).
 Under rejection the wealth follows ``w_{i+1} = w_i (1 - 1/(2i))``, a product that can be
-written down for a whole block at once; that is what :meth:`plan` does, on the log scale so
+written down for a whole block at once (:func:`rejection_schedule`), on the log scale so
 that levels of 1e-10 and below stay exact.
 """
 from __future__ import annotations
 
 import math
 from abc import abstractmethod
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from ..outcomes import TestOutcomes
 from .base import Plan, Policy
+
+
+def rejection_schedule(log_w: float, n_tested: int, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Log-bids, bids and wealth after each of the next ``m`` tests, all rejected, from
+    log-wealth ``log_w`` after ``n_tested`` tests.  The first ``k`` entries do not depend on
+    ``m`` (the running sum is sequential), so a prefix may be computed on its own."""
+    idx = n_tested + 1 + np.arange(m, dtype=float)
+    log_keep = np.log1p(-0.5 / idx)  # wealth factor of a rejection at test idx
+    log_w_before = log_w + np.concatenate(([0.0], np.cumsum(log_keep[:-1])))
+    log_bid = log_w_before - np.log(2.0 * idx)
+    return log_bid, np.exp(log_bid), np.exp(log_w_before + log_keep)
 
 
 class _Investing(Policy):
@@ -43,19 +55,25 @@ class _Investing(Policy):
 
     def _schedule(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Log-bids, bids and wealth-after for the next m tests, all rejected."""
-        idx = self.n_tested + 1 + np.arange(m, dtype=float)
-        log_keep = np.log1p(-0.5 / idx)  # wealth factor of a rejection at test idx
-        log_w_before = self._log_w + np.concatenate(([0.0], np.cumsum(log_keep[:-1])))
-        log_bid = log_w_before - np.log(2.0 * idx)
-        return log_bid, np.exp(log_bid), np.exp(log_w_before + log_keep)
+        return rejection_schedule(self._log_w, self.n_tested, m)
 
     @abstractmethod
-    def _accept(self, outcomes: TestOutcomes, log_bid: np.ndarray) -> np.ndarray:
-        """Acceptance at each position given the log-bids of the schedule."""
+    def _accept(self, outcomes: TestOutcomes, log_bids: Callable[[int], np.ndarray]) -> np.ndarray:
+        """Acceptance at each position; ``log_bids(n)`` gives the first n log-bids of the
+        schedule (the bids fall along it, so the first is the largest)."""
 
     def plan(self, outcomes: TestOutcomes) -> Plan:
-        log_bid, bid, wealth = self._schedule(len(outcomes))
-        return Plan(accept=self._accept(outcomes, log_bid), level=bid, wealth=wealth)
+        # the schedule is a pure function of the state now: the levels and wealths of a run
+        # of rejections are computed only if the history is read
+        state = (self._log_w, self.n_tested)
+
+        def log_bids(n: int) -> np.ndarray:
+            return rejection_schedule(*state, n)[0]
+
+        def levels(n: int) -> tuple[np.ndarray, np.ndarray]:
+            return rejection_schedule(*state, n)[1:]
+
+        return Plan(accept=self._accept(outcomes, log_bids), schedule=levels)
 
     def record(self, outcomes: TestOutcomes, n: int, last_accepted: bool) -> None:
         if n == 0:
@@ -110,12 +128,17 @@ class AlphaInvesting(_Investing):
     def _payout(self) -> float:
         return self.alpha_delta
 
-    def _accept(self, outcomes: TestOutcomes, log_bid: np.ndarray) -> np.ndarray:
+    def _accept(self, outcomes: TestOutcomes, log_bids: Callable[[int], np.ndarray]) -> np.ndarray:
+        accept = np.zeros(len(outcomes), dtype=bool)
         if len(outcomes) == 0:
-            return np.zeros(0, dtype=bool)
-        # exact p-values only where a candidate could beat its own bid
-        log_p = outcomes.log_p_screened(log_bid)
-        return log_p < log_bid  # NaN (cannot pass) compares False
+            return accept
+        # exact p-values only where a candidate could beat the run's first (largest) bid;
+        # the others' bids are computed only up to the last such candidate
+        log_p = outcomes.log_p_screened(float(log_bids(1)[0]))
+        could = np.flatnonzero(~np.isnan(log_p))
+        if could.size:
+            accept[could] = log_p[could] < log_bids(int(could[-1]) + 1)[could]
+        return accept
 
     def parameters(self) -> dict:
         return {"w0": self.w0, "alpha_delta": self.alpha_delta}
@@ -218,9 +241,17 @@ class InformationInvesting(_Investing):
             return 0.5 * math.log2(self.n_obs)
         return float(self.coef_bits)
 
-    def _accept(self, outcomes: TestOutcomes, log_bid: np.ndarray) -> np.ndarray:
-        extra_bits = self.w_delta + outcomes.df * self.bits_per_coefficient()
-        return -0.5 * outcomes.statistic < log_bid - extra_bits * math.log(2.0)
+    def _accept(self, outcomes: TestOutcomes, log_bids: Callable[[int], np.ndarray]) -> np.ndarray:
+        accept = np.zeros(len(outcomes), dtype=bool)
+        if len(outcomes) == 0:
+            return accept
+        # -S/2 + bits needed beyond the bid, in nats: accepted iff below the log-bid, which
+        # falls along the run, so only the candidates below the first bid are compared further
+        margin = -0.5 * outcomes.statistic + (self.w_delta + outcomes.df * self.bits_per_coefficient()) * math.log(2.0)
+        could = np.flatnonzero(margin < log_bids(1)[0])
+        if could.size:
+            accept[could] = margin[could] < log_bids(int(could[-1]) + 1)[could]
+        return accept
 
     def parameters(self) -> dict:
         out = {"w0": self.w0, "w_delta": self.w_delta, "coef_bits": self.coef_bits}

@@ -13,7 +13,7 @@ streams; the rows kept are exactly the corresponding rows of the full history.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import IntEnum
 from typing import Any, ClassVar
 
@@ -103,6 +103,27 @@ STATUS = {int(code): label for code, label in LABELS.items()}
 LogPValue = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
 
+class Deferred:
+    """Columns of a chunk computed when the history is read, e.g. a rule's levels and
+    wealths over a run of rejections: ``make()`` returns them by field name.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rec = HistoryRecorder()
+    >>> later = Deferred(lambda: {"level": np.array([0.1, 0.05]), "wealth": np.array([0.4, 0.35])})
+    >>> rec.add("s", ["a", "b"], test=np.array([1, 2]), statistic=np.array([0.5, 0.2]), df=1, df_resid=10.0,
+    ...         level=later, wealth=later, status=-2)
+    >>> rec.frame()["level"].tolist()
+    [0.1, 0.05]
+    """
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], Mapping[str, np.ndarray]]):
+        self.make = make
+
+
 class HistoryRecorder:
     """Collects history rows in column chunks, for every driver.
 
@@ -131,7 +152,7 @@ class HistoryRecorder:
         self.keep = check_choice("history", keep, HISTORY_MODES)
         self.extra = tuple(extra)
         self._fields = self._FIELDS + self.extra
-        self._chunks: dict[str, list[np.ndarray]] = {f: [] for f in self._fields}
+        self._chunks: dict[str, list[np.ndarray | Deferred]] = {f: [] for f in self._fields}
         self._names: list[Sequence[str]] = []
         self._streams: list[str | list[str]] = []  # one name per chunk, or one per row
         self._sizes: list[int] = []
@@ -154,13 +175,15 @@ class HistoryRecorder:
             if rows.size == 0:
                 return
             names = [names[int(i)] for i in rows]
-            cols = {f: _as_column(cols[f], m)[rows] for f in self._fields}
+            made: dict[int, Mapping[str, np.ndarray]] = {}
+            cols = {f: _as_column(_resolve(cols[f], f, made), m)[rows] for f in self._fields}
             m = len(rows)
         self._names.append(names)  # kept as given (lazy name ranges stay lazy until the frame is built)
         self._streams.append(stream)
         self._sizes.append(m)
         for f in self._fields:
-            self._chunks[f].append(_as_column(cols[f], m, copy=True))
+            value = cols[f]
+            self._chunks[f].append(value if isinstance(value, Deferred) else _as_column(value, m, copy=True))
 
     def add_row(self, stream: str, term: str, **cols: Any) -> None:
         """One row (scalars); cheap, as the penalised searches add a row per arriving term."""
@@ -184,15 +207,16 @@ class HistoryRecorder:
     def last_pass(self) -> int:
         """The largest ``pass`` recorded (1 if nothing is)."""
         self._flush()
-        passes = self._chunks["pass_"]
-        return int(max(int(c.max()) for c in passes)) if passes else 1
+        passes = self._chunks["pass_"]  # never deferred
+        return int(max(int(np.max(c)) for c in passes if not isinstance(c, Deferred))) if passes else 1
 
     def frame(self, log_pvalue: LogPValue | None = None) -> pd.DataFrame:
         """The history as a DataFrame; deferred p-values are computed here, vectorised."""
         self._flush()
         if not self._names:
             return pd.DataFrame(columns=[*COLUMNS, *self.extra])
-        c = {f: np.concatenate(self._chunks[f]) for f in self._fields}
+        made: dict[int, Mapping[str, np.ndarray]] = {}  # each deferred chunk computed once
+        c = {f: np.concatenate([_resolve(chunk, f, made) for chunk in self._chunks[f]]) for f in self._fields}
         tested = c["test"] >= 0
         todo = tested & np.isnan(c["log_p"])
         if log_pvalue is not None and todo.any():
@@ -228,14 +252,24 @@ class HistoryRecorder:
         return out
 
 
+def _resolve(value: Any, field: str, made: dict[int, Mapping[str, np.ndarray]]) -> Any:
+    """A chunk's column: a :class:`Deferred` one computed (once per ``made``), others as they are."""
+    if not isinstance(value, Deferred):
+        return value
+    if id(value) not in made:
+        made[id(value)] = value.make()
+    return made[id(value)][field]
+
+
 def _as_column(value: Any, m: int, copy: bool = False) -> np.ndarray:
     """``value`` as a column of ``m`` rows: an array of that length as is (copied if asked; the
-    recorder must not share the caller's buffers), a scalar repeated."""
+    recorder must not share the caller's buffers), a scalar repeated (a read-only view that
+    takes no memory until the frame is built)."""
     if isinstance(value, np.ndarray) and value.shape == (m,):
         return value.copy() if copy else value
     arr = np.asarray(value)
     if arr.ndim == 0:
-        return np.full(m, arr[()], dtype=arr.dtype)
+        return np.broadcast_to(arr, (m,))
     return np.broadcast_to(arr, (m,)).copy()  # a list, or a length-1 array (numpy's broadcasting errors)
 
 

@@ -16,7 +16,7 @@ so the decisions are those of the one-at-a-time definition for any block size.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -32,7 +32,7 @@ from ..policies.base import Policy
 from ..progress import SearchProgress
 from ..streams.base import AcceptedTerm, Stream, TermBlock
 from ..streams.passes import arrange_streams
-from .history import HistoryRecorder, Status
+from .history import Deferred, HistoryRecorder, Status
 from .result import SELECTED_COLUMNS, SearchResult, check_streams, stream_counts_table
 
 __all__ = ["SearchResult", "Streamwise", "streamwise_search"]
@@ -251,10 +251,14 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         # rows for this run, in buffer order
         used_tested = tested_pos[:n_used]
         status = np.full(n_used, int(Status.REJECTED))
-        level = plan.level[:n_used].copy()
-        wealth = plan.wealth[:n_used].copy()
         reason = None
-        if accept_at is not None:
+        # a run of rejections reports the rule's levels and wealths when the history is read
+        levels: tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]]
+        if accept_at is None:
+            levels = plan.deferred_head(n_used)
+            pol.record(outcomes, n_used, last_accepted=False)
+        else:
+            level, wealth = levels = plan.head(n_used)
             j = int(tested_pos[accept_at])
             term = AcceptedTerm(
                 name=buf.names[j],
@@ -267,8 +271,6 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
             pol.record(outcomes, n_used, last_accepted=reason is None)
             wealth[-1] = pol.wealth
             status[-1] = Status.ACCEPTED if reason is None else Status.refusal(reason)
-        else:
-            pol.record(outcomes, n_used, last_accepted=False)
 
         sub = outcomes.take(slice(0, n_used))
         lp = sub.known_log_p()  # those the policy computed; the history computes the rest when read
@@ -277,7 +279,7 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
             lp[-1] = float(model.log_pvalue(sub.statistic[-1:], sub.df[-1:], sub.df_resid[-1:])[0])
         first_test = pol.n_tested - n_used + 1
         if full or accept_at is not None:  # history="none" keeps only the accepted or refused row
-            _record_run(rec, buf, codes, end, used_tested, sub, lp, level, wealth, status,
+            _record_run(rec, buf, codes, end, used_tested, sub, lp, levels, status,
                         first_global=n_tests + 1, first_stream=first_test)
         n_tests += n_used
         rejected = used_tested if accept_at is None else used_tested[:-1]  # the last one decided otherwise
@@ -358,14 +360,22 @@ def _record_skipped(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, sl:
 
 
 def _record_run(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, end: int, used_tested: np.ndarray,
-                sub: TestOutcomes, lp: np.ndarray, level: np.ndarray, wealth: np.ndarray, status: np.ndarray, *,
-                first_global: int, first_stream: int) -> None:
-    """History rows for buffer positions [0, end): tests in order, skips in between."""
+                sub: TestOutcomes, lp: np.ndarray,
+                levels: tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]],
+                status: np.ndarray, *, first_global: int, first_stream: int) -> None:
+    """History rows for buffer positions [0, end): tests in order, skips in between.
+
+    ``levels``: the tests' levels and wealths, or a function giving them when the history
+    is read (a run of rejections).
+    """
     n = end
-    if len(used_tested) == n:  # nothing skipped: the run's arrays are the rows (no scatter)
+    scatter = None if len(used_tested) == n else used_tested  # nothing skipped: the run's arrays are the rows
+    level_cols = Deferred(partial(_level_columns, levels, scatter, n))
+    if scatter is None:
         rec.add(buf.stream, buf.names[:n], test=np.arange(first_global, first_global + n),
                 stream_test=np.arange(first_stream, first_stream + n), statistic=sub.statistic, df=sub.df,
-                df_resid=sub.df_resid, log_p=lp, level=level, wealth=wealth, status=status, pass_=buf.pass_no)
+                df_resid=sub.df_resid, log_p=lp, level=level_cols, wealth=level_cols, status=status,
+                pass_=buf.pass_no)
         return
     test = np.full(n, -1)
     stream_test = np.full(n, -1)
@@ -373,13 +383,23 @@ def _record_run(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, end: in
     df = buf.block.widths[:n].astype(int).copy()
     dfr = np.full(n, np.nan)
     logp = np.full(n, np.nan)
-    lev = np.full(n, np.nan)
-    wl = np.full(n, np.nan)
     st = codes[:n].astype(int).copy()
     t = used_tested
     test[t] = first_global + np.arange(len(t))
     stream_test[t] = first_stream + np.arange(len(t))
     stat[t], df[t], dfr[t], logp[t] = sub.statistic, sub.df, sub.df_resid, lp
-    lev[t], wl[t], st[t] = level, wealth, status
+    st[t] = status
     rec.add(buf.stream, buf.names[:n], test=test, stream_test=stream_test, statistic=stat, df=df,
-            df_resid=dfr, log_p=logp, level=lev, wealth=wl, status=st, pass_=buf.pass_no)
+            df_resid=dfr, log_p=logp, level=level_cols, wealth=level_cols, status=st, pass_=buf.pass_no)
+
+
+def _level_columns(levels: tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]],
+                   tested: np.ndarray | None, n: int) -> dict[str, np.ndarray]:
+    """The history's level and wealth columns of a run: at the ``tested`` rows of ``n`` (all
+    when None), NaN at the skipped ones."""
+    level, wealth = levels() if callable(levels) else levels
+    if tested is None:
+        return {"level": level, "wealth": wealth}
+    lev, wl = np.full(n, np.nan), np.full(n, np.nan)
+    lev[tested], wl[tested] = level, wealth
+    return {"level": lev, "wealth": wl}
