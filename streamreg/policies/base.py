@@ -44,7 +44,8 @@ class Plan:
 
     A rule may give ``schedule`` instead of the two arrays: a function of ``n`` returning
     the first ``n`` levels and wealths.  The search then computes them only for the tests
-    it reports, and for a run of rejections only when the history is read.
+    it reports, and for a run of rejections only when the history is read.  ``prefix``:
+    the schedule's first values, if the rule computed them to decide.
 
     Examples
     --------
@@ -59,14 +60,16 @@ class Plan:
     array([0.04, 0.03])
     """
 
-    __slots__ = ("_level", "_schedule", "_wealth", "accept")
+    __slots__ = ("_level", "_prefix", "_schedule", "_wealth", "accept")
 
     def __init__(self, accept: np.ndarray, level: np.ndarray | None = None, wealth: np.ndarray | None = None, *,
-                 schedule: Schedule | None = None):
+                 schedule: Schedule | None = None, prefix: tuple[np.ndarray, np.ndarray] | None = None):
         if schedule is None and (level is None or wealth is None):
             raise TypeError("a Plan needs level and wealth arrays, or a schedule")
         self.accept = accept
         self._level, self._wealth, self._schedule = level, wealth, schedule
+        # the schedule's first values if the rule computed them to decide (saves a call in head)
+        self._prefix = prefix
 
     def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
         if self._level is None or self._wealth is None:
@@ -85,6 +88,8 @@ class Plan:
     def head(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Levels and wealths of the first ``n`` tests, as new arrays."""
         if self._level is None and self._schedule is not None:
+            if self._prefix is not None and len(self._prefix[0]) >= n:
+                return self._prefix[0][:n].copy(), self._prefix[1][:n].copy()
             return self._schedule(n)
         level, wealth = self._arrays()
         return level[:n].copy(), wealth[:n].copy()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from abc import abstractmethod
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,11 @@ def rejection_schedule(log_w: float, n_tested: int, m: int) -> tuple[np.ndarray,
     log_w_before = log_w + np.concatenate(([0.0], np.cumsum(log_keep[:-1])))
     log_bid = log_w_before - np.log(2.0 * idx)
     return log_bid, np.exp(log_bid), np.exp(log_w_before + log_keep)
+
+
+def _levels(state: tuple[float, int], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bids and wealth-after of the next ``n`` tests, all rejected, from ``(log_w, n_tested)``."""
+    return rejection_schedule(*state, n)[1:]
 
 
 class _Investing(Policy):
@@ -57,6 +63,13 @@ class _Investing(Policy):
         """Log-bids, bids and wealth-after for the next m tests, all rejected."""
         return rejection_schedule(self._log_w, self.n_tested, m)
 
+    def _first_log_bid(self) -> float:
+        """A bound on the log-bids of a run of rejections: the next test's ``log(w / (2 i))``,
+        the largest, loosened by far more than a rounding difference from the schedule's
+        own value, so that screening by it never drops a candidate the schedule would accept."""
+        first = self._log_w - math.log(2.0 * (self.n_tested + 1))
+        return first + 1e-12 * (1.0 + abs(first))
+
     @abstractmethod
     def _accept(self, outcomes: TestOutcomes, log_bids: Callable[[int], np.ndarray]) -> np.ndarray:
         """Acceptance at each position; ``log_bids(n)`` gives the first n log-bids of the
@@ -66,14 +79,15 @@ class _Investing(Policy):
         # the schedule is a pure function of the state now: the levels and wealths of a run
         # of rejections are computed only if the history is read
         state = (self._log_w, self.n_tested)
+        computed: list[tuple[np.ndarray, np.ndarray]] = []
 
         def log_bids(n: int) -> np.ndarray:
-            return rejection_schedule(*state, n)[0]
+            log_bid, bid, wealth = rejection_schedule(*state, n)
+            computed.append((bid, wealth))
+            return log_bid
 
-        def levels(n: int) -> tuple[np.ndarray, np.ndarray]:
-            return rejection_schedule(*state, n)[1:]
-
-        return Plan(accept=self._accept(outcomes, log_bids), schedule=levels)
+        accept = self._accept(outcomes, log_bids)
+        return Plan(accept=accept, schedule=partial(_levels, state), prefix=computed[-1] if computed else None)
 
     def record(self, outcomes: TestOutcomes, n: int, last_accepted: bool) -> None:
         if n == 0:
@@ -134,7 +148,7 @@ class AlphaInvesting(_Investing):
             return accept
         # exact p-values only where a candidate could beat the run's first (largest) bid;
         # the others' bids are computed only up to the last such candidate
-        log_p = outcomes.log_p_screened(float(log_bids(1)[0]))
+        log_p = outcomes.log_p_screened(self._first_log_bid())
         could = np.flatnonzero(~np.isnan(log_p))
         if could.size:
             accept[could] = log_p[could] < log_bids(int(could[-1]) + 1)[could]
@@ -248,7 +262,7 @@ class InformationInvesting(_Investing):
         # -S/2 + bits needed beyond the bid, in nats: accepted iff below the log-bid, which
         # falls along the run, so only the candidates below the first bid are compared further
         margin = -0.5 * outcomes.statistic + (self.w_delta + outcomes.df * self.bits_per_coefficient()) * math.log(2.0)
-        could = np.flatnonzero(margin < log_bids(1)[0])
+        could = np.flatnonzero(margin < self._first_log_bid())
         if could.size:
             accept[could] = margin[could] < log_bids(int(could[-1]) + 1)[could]
         return accept

@@ -261,6 +261,10 @@ def _resolve(value: Any, field: str, made: dict[int, Mapping[str, np.ndarray]]) 
     return made[id(value)][field]
 
 
+#: a scalar column of this many rows or more is kept as a read-only view (no memory per row)
+_SHARED_FILL = 4096
+
+
 def _as_column(value: Any, m: int, copy: bool = False) -> np.ndarray:
     """``value`` as a column of ``m`` rows: an array of that length as is (copied if asked; the
     recorder must not share the caller's buffers), a scalar repeated (a read-only view that
@@ -269,7 +273,7 @@ def _as_column(value: Any, m: int, copy: bool = False) -> np.ndarray:
         return value.copy() if copy else value
     arr = np.asarray(value)
     if arr.ndim == 0:
-        return np.broadcast_to(arr, (m,))
+        return np.full(m, arr[()], dtype=arr.dtype) if m < _SHARED_FILL else np.broadcast_to(arr, (m,))
     return np.broadcast_to(arr, (m,)).copy()  # a list, or a length-1 array (numpy's broadcasting errors)
 
 
