@@ -53,6 +53,19 @@ def test_default_scheduler_gives_the_numpy_decisions(problem, chunks, method):
     assert "x77" in set(ref.history.loc[ref.history["status"].astype(str).str.contains("constant"), "term"])
 
 
+def test_workers_as_threads_of_this_process_give_the_numpy_decisions(client, problem):
+    # a LocalCluster without processes (the faster choice on one machine, bench_dask.py (a))
+    x, y, _ = problem
+    ref = sr.select(y, x)
+    g = da.from_array(x, chunks=(120, 700))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
+                                  silence_logs=50) as cluster, distributed.Client(cluster) as threads:
+        assert distributed.default_client() is threads
+        fit = sr.select(y, g)
+    _same(fit, ref)
+    assert distributed.default_client() is client  # the session's cluster is the default again
+
+
 @pytest.mark.parametrize("chunks", [(120, 700), (60, 2500)])
 def test_binomial_score_tests_on_the_cluster(client, problem, chunks):
     x, _, yb = problem
