@@ -98,8 +98,12 @@ class Plan:
         """:meth:`head` ``(n)`` to be called later: the schedule, or copies taken now."""
         if self._level is None and self._schedule is not None:
             return partial(self._schedule, n)
-        level, wealth = self.head(n)
-        return lambda: (level, wealth)
+        return partial(_given, self.head(n))
+
+
+def _given(arrays: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """``arrays`` (a deferred head that was computed at once; picklable, unlike a lambda)."""
+    return arrays
 
 
 class SelectionRule(Protocol):
