@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
-from .formula.checks import check_fixed_columns
 from .formula.dask_frame import build_dask_design, is_dask_frame, with_selected_columns
 from .formula.design import (
     binomial_response,
@@ -49,7 +48,7 @@ from .results import (
 )
 from .results.refit import RefitWarning
 from .row_labels import check_row_labels, observation_inputs
-from .streams.base import AcceptedTerm
+from .select_frame import fixed_frame, with_selected
 from .streams.inputs import as_streams, known_length
 from .streams.ordering import apply_order
 
@@ -352,7 +351,7 @@ def select(
     n = len(yv)
     weights = observation_weights(opts.weights, n)
     cov = cov_structure(opts, n)
-    frame = _fixed_frame(fixed, yname, yv)
+    frame = fixed_frame(fixed, yname, yv)
     fixed_rhs = " + ".join((["1"] if opts.intercept else ["0"]) + [term_name(c) for c in frame.columns[1:]])
     fixed_x = design_matrix(fixed_rhs, frame, frame)
     if fixed_x.shape[1] == 0:
@@ -371,7 +370,7 @@ def select(
     state = make_state(yv, fixed_values, fam, opts.test, weights=weights, cov=cov if opts.robust_tests else NONROBUST,
                        fixed_names=list(fixed_x.columns))
     search = searcher.run(state, stream_objs, fixed=fixed_values, family=fam, options=opts.search)
-    frame, names = _add_selected(search.accepted, frame, reserved)
+    frame, names = with_selected(search.accepted, frame, reserved)
     model = SelectedModel(rhs=" + ".join([fixed_rhs] + names), response_label=term_name(yname),
                           response_name=yname, train=frame, y=yv, family=fam, weights=weights, cov=cov)
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
@@ -423,78 +422,3 @@ def _response_vector(y: Any, family: Any, trials: np.ndarray | None = None) -> t
         check_successes(yv, family, trials, yname)  # a length mismatch is reported by observation_weights
     check_response(yv, family, yname)
     return yname, yv, None
-
-
-def _fixed_frame(fixed: Any, yname: str, yv: np.ndarray) -> pd.DataFrame:
-    """The response and the ``fixed=`` columns as one frame (response first), checked.
-
-    Arrays become columns ``fixed0, fixed1, ...``; a DataFrame keeps its column names
-    (non-numeric columns are factors).  The caller's objects are never modified.
-    """
-    n = len(yv)
-    frame = pd.DataFrame({yname: yv})
-    if fixed is None:
-        return frame
-    if isinstance(fixed, pd.Series):
-        fixed = fixed.to_frame(name="fixed0" if fixed.name is None else str(fixed.name))
-    if isinstance(fixed, pd.DataFrame):
-        fx = fixed.reset_index(drop=True)  # a new frame: the caller's keeps its index
-        fx.columns = [str(c) for c in fx.columns]
-    else:
-        fx = _fixed_array_frame(fixed, n)
-    if len(fx) != n:
-        raise ValueError(f"fixed has {len(fx)} rows, y has {n}")
-    if fx.columns.duplicated().any():
-        dup = list(fx.columns[fx.columns.duplicated()].unique())
-        raise ValueError(f"fixed has duplicated column names {dup}; column names must be unique")
-    if yname in fx.columns:
-        raise ValueError(f"fixed column {yname!r} has the name of the response; rename one of them "
-                         "(a Series y is named by its .name)")
-    check_fixed_columns(fx, list(fx.columns), allow_missing=False)
-    return pd.concat([frame, fx], axis=1)
-
-
-def _fixed_array_frame(fixed: Any, n: int) -> pd.DataFrame:
-    """``fixed=`` given as an array: a numeric n-vector or n x k matrix."""
-    if isinstance(fixed, (str, bytes, Mapping)) or not np.iterable(fixed):
-        raise TypeError(f"fixed must be an array or a DataFrame, got {type(fixed).__name__}")
-    try:
-        arr = np.asarray(fixed)
-    except ValueError:  # ragged nested lists
-        raise ValueError("fixed must be a rectangular array (or a DataFrame)") from None
-    if arr.ndim not in (1, 2):
-        raise ValueError(f"fixed must be a vector or a matrix with one row per observation, got shape {arr.shape}")
-    if arr.shape[0] != n:
-        raise ValueError(f"fixed has {arr.shape[0]} rows, y has {n}")
-    if arr.dtype.kind not in "biuf":
-        try:
-            if arr.dtype.kind in "mMcUS":
-                raise TypeError
-            arr = arr.astype(float)
-        except (TypeError, ValueError):
-            raise ValueError(f"fixed must be numeric (dtype {arr.dtype}); pass a DataFrame to use factor "
-                             "columns") from None
-    arr = arr.reshape(n, -1)
-    return pd.DataFrame(arr.astype(float), columns=[f"fixed{j}" for j in range(arr.shape[1])])
-
-
-def _add_selected(accepted: Sequence[AcceptedTerm], frame: pd.DataFrame, reserved: Mapping[str, str]) -> tuple[pd.DataFrame, list[str]]:
-    """The frame with the selected terms' columns appended, and their formula names."""
-    names: list[str] = []
-    new_columns: dict[str, np.ndarray] = {}
-    owner: dict[str, str] = {}
-    for t in accepted:
-        cols = t.columns if t.values.shape[1] == len(t.columns) else [f"{t.name}_{j}" for j in range(t.values.shape[1])]
-        for c, v in zip(cols, t.values.T):
-            if c in reserved:
-                raise ValueError(f"selected term {c!r} (stream {t.stream!r}) has the name of {reserved[c]}; "
-                                 "rename the candidate")
-            if c in new_columns:
-                raise ValueError(f"duplicate candidate name {c!r}: selected from stream {owner[c]!r} and from "
-                                 f"stream {t.stream!r}; candidate names must be unique across streams")
-            new_columns[c] = v
-            owner[c] = t.stream
-        names.extend(term_name(c) for c in cols)
-    if new_columns:
-        frame = pd.concat([frame, pd.DataFrame(new_columns, index=frame.index)], axis=1)
-    return frame, names

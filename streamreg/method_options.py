@@ -5,6 +5,7 @@ signature of the method's constructor: an unknown keyword is reported with the v
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 import math
 import re
@@ -33,6 +34,7 @@ def _method_factory(method: str) -> tuple[Callable[..., Any] | None, tuple[str, 
     return _REGISTRY.get(method.lower()), ()
 
 
+@functools.lru_cache(maxsize=256)  # a class's signature does not change; inspect costs ~50 us a call
 def _parameters(factory: Callable[..., Any]) -> list[inspect.Parameter] | None:
     """The keyword parameters of a constructor; None when unknowable (``**kwargs``)."""
     try:

@@ -111,13 +111,13 @@ def design_matrix(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame,
     value (computed or missing) with a message naming the term and the rows, as patsy
     refuses it, and keeps infinite ones.  numpy's warnings about them are not shown either way.
     """
+    if not derived and not functions:
+        plain = plain_design(rhs, train, newdata)  # numeric columns only: no boolean to convert
+        if plain is not None:
+            return plain
     same = newdata is train  # the training rows: one design, built once below
     train = numpy_booleans(train)  # patsy cannot read pandas' nullable booleans
     newdata = train if same else numpy_booleans(newdata)
-    if not derived and not functions:
-        plain = plain_design(rhs, train, newdata)
-        if plain is not None:
-            return plain
     check_attributes(rhs, f"the model's terms {rhs!r}")
     env = eval_env({**(derived.functions if derived else {}), **(functions or {})})
     if derived:
@@ -207,12 +207,13 @@ def plain_design(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame) -> pd.Dat
     train_pos = new_pos if train is newdata else _positions(train, names)
     if new_pos is None or train_pos is None:
         return None
-    if not (_numeric(newdata, new_pos) and (train is newdata or _numeric(train, train_pos))):
-        return None  # booleans (patsy: categorical), text, dates
+    new_dtypes = newdata.dtypes.to_numpy()  # once: pandas builds a Series per call
+    if not (_numeric(new_dtypes[new_pos]) and (train is newdata or _numeric(train.dtypes.to_numpy()[train_pos]))):
+        return None  # booleans (patsy: categorical), nullable booleans, text, dates
     head = terms[0] == "1"
     values = np.empty((len(newdata), head + len(names)))
     values[:, :head] = 1.0
-    values[:, head:] = _float_columns(newdata, new_pos)
+    values[:, head:] = _float_columns(newdata, new_pos, new_dtypes)
     if not np.isfinite(values).all():
         return None  # patsy says which value is missing
     return pd.DataFrame(values, index=newdata.index, columns=["Intercept"] * head + names)
@@ -233,15 +234,14 @@ def _positions(frame: pd.DataFrame, names: list[str]) -> np.ndarray | None:
         return None
 
 
-def _numeric(frame: pd.DataFrame, pos: np.ndarray) -> bool:
-    """Whether columns ``pos`` of ``frame`` are integer or float columns."""
-    kinds = [dt.kind for dt in frame.dtypes.to_numpy()[pos]]
-    return all(kind in "iuf" for kind in kinds)
+def _numeric(dtypes: np.ndarray) -> bool:
+    """Whether columns of these dtypes are all integer or float columns."""
+    return all(dt.kind in "iuf" for dt in dtypes)
 
 
-def _float_columns(frame: pd.DataFrame, pos: np.ndarray) -> np.ndarray:
-    """Columns ``pos`` (numeric) of ``frame`` as floats."""
-    if frame.shape[1] <= 2 * len(pos) + 8 and _numeric(frame, np.arange(frame.shape[1])):
+def _float_columns(frame: pd.DataFrame, pos: np.ndarray, dtypes: np.ndarray) -> np.ndarray:
+    """Columns ``pos`` (numeric) of ``frame`` (whose column dtypes are ``dtypes``) as floats."""
+    if frame.shape[1] <= 2 * len(pos) + 8 and _numeric(dtypes):
         return frame.to_numpy(dtype=float, na_value=np.nan)[:, pos]  # a small numeric frame: one step
     return frame.iloc[:, pos].to_numpy(dtype=float, na_value=np.nan)
 
