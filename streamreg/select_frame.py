@@ -11,6 +11,7 @@ import pandas as pd
 from .formula.checks import check_fixed_columns
 from .formula.names import term_name
 from .streams.base import AcceptedTerm
+from .validators import as_numbers
 
 
 def fixed_frame(fixed: Any, yname: str, yv: np.ndarray) -> pd.DataFrame:
@@ -54,15 +55,10 @@ def fixed_array_frame(fixed: Any, n: int) -> pd.DataFrame:
         raise ValueError(f"fixed must be a vector or a matrix with one row per observation, got shape {arr.shape}")
     if arr.shape[0] != n:
         raise ValueError(f"fixed has {arr.shape[0]} rows, y has {n}")
-    if arr.dtype.kind not in "biuf":
-        try:
-            if arr.dtype.kind in "mMcUS":
-                raise TypeError
-            arr = arr.astype(float)
-        except (TypeError, ValueError):
-            raise ValueError(f"fixed must be numeric (dtype {arr.dtype}); pass a DataFrame to use factor "
-                             "columns") from None
-    arr = arr.reshape(n, -1)
+    numbers = as_numbers(arr)
+    if numbers is None:
+        raise ValueError(f"fixed must be numeric (dtype {arr.dtype}); pass a DataFrame to use factor columns")
+    arr = numbers.reshape(n, -1)
     return pd.DataFrame(arr.astype(float), columns=[f"fixed{j}" for j in range(arr.shape[1])])
 
 

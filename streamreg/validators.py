@@ -23,6 +23,19 @@ def _got(value: object) -> str:
     return f"{value!r} ({type(value).__name__})"
 
 
+def as_numbers(arr: np.ndarray) -> np.ndarray | None:
+    """``arr`` as numbers (booleans, integers and floats as they are, others as floats), or
+    None when its values are not numbers (dates, time spans, complex numbers, text)."""
+    if arr.dtype.kind in "biuf":
+        return arr
+    if arr.dtype.kind in "mMcUS":
+        return None
+    try:
+        return arr.astype(float)
+    except (TypeError, ValueError):
+        return None
+
+
 def check_count(name: str, value: Any, *, minimum: int = 1, allow_none: bool = True,
                 allow_inf: bool = False) -> int | None:
     """An integer ``>= minimum`` (or None / ``math.inf`` where allowed, returned as None)."""

@@ -12,7 +12,7 @@ import numpy as np
 import statsmodels.api as sm
 
 from .models.base import ObservationWeights
-from .validators import _got, _is_real
+from .validators import _got, _is_real, as_numbers
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,13 +40,10 @@ def _weight_array(name: str, value: Any, where: str = "") -> np.ndarray:
         arr = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
     except ValueError:  # ragged nested lists
         raise ValueError(f"{label} must be a one-dimensional array of numbers") from None
-    if arr.dtype.kind not in "biuf":
-        try:
-            if arr.dtype.kind in "mMcUS":
-                raise TypeError
-            arr = arr.astype(float)
-        except (TypeError, ValueError):
-            raise ValueError(f"{label} must be numeric ({_WEIGHT_MEANING[name]}), got dtype {arr.dtype}") from None
+    numbers = as_numbers(arr)
+    if numbers is None:
+        raise ValueError(f"{label} must be numeric ({_WEIGHT_MEANING[name]}), got dtype {arr.dtype}")
+    arr = numbers
     if arr.ndim != 1:
         raise ValueError(f"{label} must be one-dimensional (one value per observation), got shape {arr.shape}")
     arr = arr.astype(float)
