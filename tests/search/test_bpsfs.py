@@ -1,4 +1,6 @@
 """BP-SFS: the Jeffreys-prior lambda, rule 1, the Possible set, and equality with grafting."""
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -6,6 +8,7 @@ from scipy import optimize, stats
 
 import streamreg as sr
 from streamreg.models.separation import is_separated
+from streamreg.results.refit import RefitWarning
 from streamreg.search import BPSFS
 from streamreg.search.penalised import BayesLambdaRule, L1Model, bayes_lambda
 from streamreg.search.penalised.bpsfs import rule1_threshold
@@ -195,7 +198,11 @@ def test_time_budget_stops_bpsfs():
         while True:
             yield rng.normal(size=50)
 
-    res = sr.select(y, endless(), method="bp-sfs", c=0.0, time_budget=0.5)
+    # with c = 0 every column may enter: how many do within the budget depends on the machine,
+    # and past n = 50 the refit is rank-deficient and says so (not this test's subject)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RefitWarning)
+        res = sr.select(y, endless(), method="bp-sfs", c=0.0, time_budget=0.5)
     assert res.stopped_by == "time_budget"
 
 
