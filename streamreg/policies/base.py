@@ -43,19 +43,25 @@ class Plan:
     wealth after each test under rejection.
 
     A rule may give ``schedule`` instead of the two arrays: a function of ``n`` returning
-    the first ``n`` levels and wealths.  The search then computes them only for the tests
-    it reports, and for a run of rejections only when the history is read.  ``prefix``:
-    the schedule's first values, if the rule computed them to decide.
+    the first ``n`` levels and wealths as new arrays.  The search then computes them only
+    for the tests it reports, and for a run of rejections only when the history is read,
+    after the rule has moved on: so the schedule must hold the rule's state as it was at
+    the plan (by value, as :class:`~streamreg.policies.AlphaInvesting` does), never read
+    the rule's attributes when called.  ``prefix``: the schedule's first values, if the
+    rule computed them to decide.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from functools import partial
     >>> from streamreg.policies import Plan
     >>> plan = Plan(accept=np.array([False, True, True]), level=np.full(3, 0.01),
     ...             wealth=np.array([0.04, 0.03, 0.02]))
     >>> int(np.argmax(plan.accept))  # the search acts on the first acceptance only
     1
-    >>> lazy = Plan(accept=np.zeros(3, bool), schedule=lambda n: (np.full(n, 0.01), 0.05 - 0.01 * np.arange(1, n + 1)))
+    >>> def spend(w, n):  # a fixed level of 0.01 from wealth w
+    ...     return np.full(n, 0.01), w - 0.01 * np.arange(1, n + 1)
+    >>> lazy = Plan(accept=np.zeros(3, dtype=bool), schedule=partial(spend, 0.05))
     >>> lazy.head(2)[1]
     array([0.04, 0.03])
     """
@@ -70,6 +76,11 @@ class Plan:
         self._level, self._wealth, self._schedule = level, wealth, schedule
         # the schedule's first values if the rule computed them to decide (saves a call in head)
         self._prefix = prefix
+
+    def __repr__(self) -> str:
+        if self._schedule is not None and self._level is None:
+            return f"Plan(accept={self.accept!r}, schedule={self._schedule!r})"
+        return f"Plan(accept={self.accept!r}, level={self._level!r}, wealth={self._wealth!r})"
 
     def _arrays(self) -> tuple[np.ndarray, np.ndarray]:
         if self._level is None or self._wealth is None:
@@ -94,16 +105,12 @@ class Plan:
         level, wealth = self._arrays()
         return level[:n].copy(), wealth[:n].copy()
 
-    def deferred_head(self, n: int) -> Callable[[], tuple[np.ndarray, np.ndarray]]:
-        """:meth:`head` ``(n)`` to be called later: the schedule, or copies taken now."""
+    def head_later(self, n: int) -> Callable[[], tuple[np.ndarray, np.ndarray]] | None:
+        """:meth:`head` ``(n)`` as a function to call later, when the plan has a schedule;
+        None when it holds arrays (take :meth:`head` now)."""
         if self._level is None and self._schedule is not None:
             return partial(self._schedule, n)
-        return partial(_given, self.head(n))
-
-
-def _given(arrays: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """``arrays`` (a deferred head that was computed at once; picklable, unlike a lambda)."""
-    return arrays
+        return None
 
 
 class SelectionRule(Protocol):

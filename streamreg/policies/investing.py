@@ -32,7 +32,7 @@ def rejection_schedule(log_w: float, n_tested: int, m: int) -> tuple[np.ndarray,
     return log_bid, np.exp(log_bid), np.exp(log_w_before + log_keep)
 
 
-def _levels(state: tuple[float, int], n: int) -> tuple[np.ndarray, np.ndarray]:
+def _bids_and_wealth(state: tuple[float, int], n: int) -> tuple[np.ndarray, np.ndarray]:
     """Bids and wealth-after of the next ``n`` tests, all rejected, from ``(log_w, n_tested)``."""
     return rejection_schedule(*state, n)[1:]
 
@@ -59,14 +59,10 @@ class _Investing(Policy):
     def wealth(self) -> float:
         return math.exp(self._log_w)
 
-    def _schedule(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Log-bids, bids and wealth-after for the next m tests, all rejected."""
-        return rejection_schedule(self._log_w, self.n_tested, m)
-
     def _first_log_bid(self) -> float:
         """A bound on the log-bids of a run of rejections: the next test's ``log(w / (2 i))``,
-        the largest, loosened by far more than a rounding difference from the schedule's
-        own value, so that screening by it never drops a candidate the schedule would accept."""
+        the largest, raised by far more than any rounding difference from the schedule's own
+        value of it, so that it is at least every bid the schedule gives."""
         first = self._log_w - math.log(2.0 * (self.n_tested + 1))
         return first + 1e-12 * (1.0 + abs(first))
 
@@ -87,7 +83,7 @@ class _Investing(Policy):
             return log_bid
 
         accept = self._accept(outcomes, log_bids)
-        return Plan(accept=accept, schedule=partial(_levels, state), prefix=computed[-1] if computed else None)
+        return Plan(accept=accept, schedule=partial(_bids_and_wealth, state), prefix=computed[-1] if computed else None)
 
     def record(self, outcomes: TestOutcomes, n: int, last_accepted: bool) -> None:
         if n == 0:
@@ -259,12 +255,14 @@ class InformationInvesting(_Investing):
         accept = np.zeros(len(outcomes), dtype=bool)
         if len(outcomes) == 0:
             return accept
-        # -S/2 + bits needed beyond the bid, in nats: accepted iff below the log-bid, which
-        # falls along the run, so only the candidates below the first bid are compared further
-        margin = -0.5 * outcomes.statistic + (self.w_delta + outcomes.df * self.bits_per_coefficient()) * math.log(2.0)
-        could = np.flatnonzero(margin < self._first_log_bid())
+        # -S/2 against the log-bid less the other bits needed (in nats).  The bids fall along
+        # the run, so a candidate failing against the first (a bound on every bid, and
+        # rounding is monotone) fails against its own: only the others are compared again
+        half = -0.5 * outcomes.statistic
+        extra = np.broadcast_to((self.w_delta + outcomes.df * self.bits_per_coefficient()) * math.log(2.0), half.shape)
+        could = np.flatnonzero(half < self._first_log_bid() - extra)
         if could.size:
-            accept[could] = margin[could] < log_bids(int(could[-1]) + 1)[could]
+            accept[could] = half[could] < log_bids(int(could[-1]) + 1)[could] - extra[could]
         return accept
 
     def parameters(self) -> dict:

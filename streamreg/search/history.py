@@ -207,8 +207,9 @@ class HistoryRecorder:
     def last_pass(self) -> int:
         """The largest ``pass`` recorded (1 if nothing is)."""
         self._flush()
-        passes = self._chunks["pass_"]  # never deferred
-        return int(max(int(np.max(c)) for c in passes if not isinstance(c, Deferred))) if passes else 1
+        passes = [c for c in self._chunks["pass_"] if not isinstance(c, Deferred)]
+        assert len(passes) == len(self._chunks["pass_"])  # only levels and wealths are deferred
+        return int(max(int(np.max(c)) for c in passes)) if passes else 1
 
     def frame(self, log_pvalue: LogPValue | None = None) -> pd.DataFrame:
         """The history as a DataFrame; deferred p-values are computed here, vectorised."""

@@ -252,13 +252,18 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         used_tested = tested_pos[:n_used]
         status = np.full(n_used, int(Status.REJECTED))
         reason = None
-        # a run of rejections reports the rule's levels and wealths when the history is read
-        levels: tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]]
+        # a long run of rejections under a rule with a schedule reports the levels and
+        # wealths when the history is read; other runs take them now
+        run_levels: tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]] | None = None
         if accept_at is None:
-            levels = plan.deferred_head(n_used)
+            if full and n_used >= _DEFER_LEVELS_FROM:
+                run_levels = plan.head_later(n_used)
+            if run_levels is None:
+                run_levels = plan.head(n_used)
             pol.record(outcomes, n_used, last_accepted=False)
         else:
-            level, wealth = levels = plan.head(n_used)
+            level, wealth = plan.head(n_used)
+            run_levels = (level, wealth)
             j = int(tested_pos[accept_at])
             term = AcceptedTerm(
                 name=buf.names[j],
@@ -279,7 +284,7 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
             lp[-1] = float(model.log_pvalue(sub.statistic[-1:], sub.df[-1:], sub.df_resid[-1:])[0])
         first_test = pol.n_tested - n_used + 1
         if full or accept_at is not None:  # history="none" keeps only the accepted or refused row
-            _record_run(rec, buf, codes, end, used_tested, sub, lp, levels, status,
+            _record_run(rec, buf, codes, end, used_tested, sub, lp, run_levels, status,
                         first_global=n_tests + 1, first_stream=first_test)
         n_tests += n_used
         rejected = used_tested if accept_at is None else used_tested[:-1]  # the last one decided otherwise
@@ -337,6 +342,11 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
     )
 
 
+#: runs of rejections this long or longer report their levels and wealths when the history is
+#: read (shorter ones cost less to compute than to defer)
+_DEFER_LEVELS_FROM = 64
+
+
 def _check_finite(statistic: np.ndarray, buf: TermBlock) -> None:
     """A NaN or infinity in a candidate makes its statistic non-finite: say which one."""
     if np.isfinite(statistic).all():
@@ -361,21 +371,26 @@ def _record_skipped(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, sl:
 
 def _record_run(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, end: int, used_tested: np.ndarray,
                 sub: TestOutcomes, lp: np.ndarray,
-                levels: tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]],
+                run_levels: tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]],
                 status: np.ndarray, *, first_global: int, first_stream: int) -> None:
     """History rows for buffer positions [0, end): tests in order, skips in between.
 
-    ``levels``: the tests' levels and wealths, or a function giving them when the history
-    is read (a run of rejections).
+    ``run_levels``: the tests' levels and wealths, or a function giving them when the
+    history is read.
     """
     n = end
     scatter = None if len(used_tested) == n else used_tested  # nothing skipped: the run's arrays are the rows
-    level_cols = Deferred(partial(_level_columns, levels, scatter, n))
+    level: np.ndarray | Deferred
+    wealth: np.ndarray | Deferred
+    if callable(run_levels):  # kept small: a copy of the positions, not a view of the block's
+        level = wealth = Deferred(partial(_level_columns, run_levels, None if scatter is None else scatter.copy(), n))
+    else:
+        columns = _level_columns(run_levels, scatter, n)
+        level, wealth = columns["level"], columns["wealth"]
     if scatter is None:
         rec.add(buf.stream, buf.names[:n], test=np.arange(first_global, first_global + n),
                 stream_test=np.arange(first_stream, first_stream + n), statistic=sub.statistic, df=sub.df,
-                df_resid=sub.df_resid, log_p=lp, level=level_cols, wealth=level_cols, status=status,
-                pass_=buf.pass_no)
+                df_resid=sub.df_resid, log_p=lp, level=level, wealth=wealth, status=status, pass_=buf.pass_no)
         return
     test = np.full(n, -1)
     stream_test = np.full(n, -1)
@@ -390,14 +405,14 @@ def _record_run(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, end: in
     stat[t], df[t], dfr[t], logp[t] = sub.statistic, sub.df, sub.df_resid, lp
     st[t] = status
     rec.add(buf.stream, buf.names[:n], test=test, stream_test=stream_test, statistic=stat, df=df,
-            df_resid=dfr, log_p=logp, level=level_cols, wealth=level_cols, status=st, pass_=buf.pass_no)
+            df_resid=dfr, log_p=logp, level=level, wealth=wealth, status=st, pass_=buf.pass_no)
 
 
-def _level_columns(levels: tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]],
+def _level_columns(run_levels: tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]],
                    tested: np.ndarray | None, n: int) -> dict[str, np.ndarray]:
     """The history's level and wealth columns of a run: at the ``tested`` rows of ``n`` (all
     when None), NaN at the skipped ones."""
-    level, wealth = levels() if callable(levels) else levels
+    level, wealth = run_levels() if callable(run_levels) else run_levels
     if tested is None:
         return {"level": level, "wealth": wealth}
     lev, wl = np.full(n, np.nan), np.full(n, np.nan)

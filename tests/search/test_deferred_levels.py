@@ -8,6 +8,8 @@ import pytest
 from naive import naive_alpha_investing
 
 import streamreg as sr
+from streamreg.models.distributions import log_sf
+from streamreg.outcomes import TestOutcomes
 from streamreg.policies import Plan
 from streamreg.policies.investing import rejection_schedule
 from streamreg.search.history import Deferred, HistoryRecorder
@@ -24,22 +26,24 @@ def test_plan_from_a_schedule_gives_prefixes_and_full_arrays():
     level, wealth = plan.head(3)
     np.testing.assert_array_equal(level, [0.0, 1.0, 2.0])
     np.testing.assert_array_equal(wealth, [-0.0, -1.0, -2.0])
-    later = plan.deferred_head(4)
+    later = plan.head_later(4)
     assert calls == [3]  # nothing computed until called
     np.testing.assert_array_equal(later()[0], [0.0, 1.0, 2.0, 3.0])
     np.testing.assert_array_equal(plan.level, np.arange(5.0))
     np.testing.assert_array_equal(plan.wealth, -np.arange(5.0))
+    assert repr(plan).startswith("Plan(accept=array([False, False, False, False, False]), level=array([0., 1.")
 
 
-def test_plan_from_arrays_hands_out_copies():
+def test_plan_from_arrays_hands_out_copies_now():
     level, wealth = np.array([0.1, 0.2, 0.3]), np.array([1.0, 2.0, 3.0])
     plan = Plan(accept=np.zeros(3, dtype=bool), level=level, wealth=wealth)
     head_level, _ = plan.head(2)
     head_level[0] = 99.0
-    later_level, _ = plan.deferred_head(2)()
-    level[1] = -1.0  # the caller's array changing afterwards does not reach the copies
-    np.testing.assert_array_equal(later_level, [0.1, 0.2])
+    np.testing.assert_array_equal(level, [0.1, 0.2, 0.3])
+    assert plan.head_later(2) is None  # nothing to defer: the search takes head() at once
     assert plan.level is level
+    assert repr(plan) == ("Plan(accept=array([False, False, False]), level=array([0.1, 0.2, 0.3]), "
+                          "wealth=array([1., 2., 3.]))")
 
 
 def test_plan_needs_arrays_or_a_schedule():
@@ -128,3 +132,25 @@ def test_investing_rules_decide_and_report_alike_for_every_block_size(method):
     for fit in fits[1:]:
         assert fit.selected_terms == fits[0].selected_terms
         pd.testing.assert_frame_equal(fit.history, fits[0].history, rtol=1e-12)
+
+
+@pytest.mark.parametrize("coef_bits", [0.0, 1.0, "bic"])
+def test_information_investing_decides_by_its_own_inequality_at_the_boundary(coef_bits):
+    # accepted iff -S/2 < log(bid) - (w_delta + d b) log 2, evaluated as written: statistics
+    # within an ulp of the boundary fall on the same side as that expression says
+    pol = sr.policies.InformationInvesting(w0=0.3, coef_bits=coef_bits)
+    pol.start(n_obs=100)
+    pol.record(None, 40, last_accepted=False)
+    m = 4000
+    log_bid = rejection_schedule(pol._log_w, pol.n_tested, m)[0]
+    df = np.tile([1, 2], m // 2)
+    extra = (pol.w_delta + df * pol.bits_per_coefficient()) * math.log(2.0)
+    boundary = -2.0 * (log_bid - extra)
+    rng = np.random.default_rng(5)
+    stat = boundary + rng.integers(-4, 5, size=m) * np.spacing(boundary)  # within 4 ulps of it
+    outcomes = TestOutcomes(stat, df, np.full(m, np.inf), stat.copy(), log_sf)
+    expected = -0.5 * stat < log_bid - extra
+    np.testing.assert_array_equal(pol.plan(outcomes).accept, expected)
+    assert 0 < expected.sum() < m  # both sides of the boundary are present
+    if coef_bits != 0.0:  # the test can tell: rearranged (-S/2 + extra < log(bid)), some of these go the other way
+        assert ((-0.5 * stat + extra < log_bid) != expected).any()
