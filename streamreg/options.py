@@ -60,7 +60,7 @@ if TYPE_CHECKING:  # search/ imports this module: its types are for annotations 
 STOPPING_RULES = ("max_tests", "max_selected", "time_budget")
 
 _TESTS_OLS = ("t", "paper")
-_TESTS_GLM = ("score", "lr")
+_TESTS_GLM = ("score", "score-f", "lr")
 
 #: keyword options of the two entry points (for "did you mean" hints on misspelt options)
 STREAMREG_OPTIONS = ("family", "method", "test", "block_size", "max_tests", "max_selected", "time_budget",

@@ -9,6 +9,20 @@ with ``B = W^(1/2) C`` and ``B~ = (I - Q Q') B`` the score statistic of candidat
 where the second term (the restricted score, zero at an exact MLE) is kept so that the
 number equals statsmodels' ``GLMResults.score_test(exog_extra=...)`` with expected
 information.  phi is the Pearson dispersion (1 for binomial and Poisson).
+
+``test="score-f"`` estimates the dispersion instead of assuming it.  In a streamwise search
+the model lacks terms that are still to come, and for counts (or binomial proportions of
+several trials) the omitted terms inflate the residual variance well beyond ``phi = 1``: the
+fixed-dispersion score test is then anti-conservative for every null candidate.  With
+``chi2 = ||z||^2`` the current Pearson statistic and ``rho = ||Q' z||^2`` the restricted score,
+
+    d F_j = (S~_j + rho) / [ (chi2 - rho - S~_j) / (n - k - d) ],      S~_j = (B~_j' z)^2 / ||B~_j||^2,
+
+referred to F(d, n - k - d).  This is the least-squares partial F computed on the working
+residuals, so for the Gaussian identity model it is exactly the partial F; for other
+families it is a monotone map of the Rao statistic of R's quasi families
+(``add1(glm(..., family = quasipoisson), test = "Rao")``, which divides by the Pearson
+dispersion ``chi2 / (n - k)``): ``d F = R (n - k - d) / ((n - k) - R)`` up to ``rho``.
 """
 from __future__ import annotations
 
@@ -43,7 +57,7 @@ from .base import (
 from .distributions import CachedCritical, log_sf
 from .separation import mle_exists, one_outcome_indicators
 
-TESTS = ("score", "lr")
+TESTS = ("score", "score-f", "lr")
 _FIT_TOL = 1e-12
 #: relative change of the deviance that also counts as converged: at large n the deviance's
 #: own rounding (a few ulps of, e.g., 8317 = 2e-12) exceeds any absolute tolerance this tight,
@@ -201,9 +215,11 @@ class GLMState:
     y : ndarray, shape (n,)
     fixed : ndarray, shape (n, k0)
     family : statsmodels family instance
-    test : {"score", "lr"}
-        ``"score"`` (default) scores a whole block from one fit; ``"lr"`` refits the
-        model once per candidate and uses twice the log-likelihood gain.
+    test : {"score", "score-f", "lr"}
+        ``"score"`` (default) scores a whole block from one fit at the family's dispersion;
+        ``"score-f"`` does the same with the dispersion estimated from the Pearson residuals
+        (an F test, see the module docstring); ``"lr"`` refits the model once per candidate
+        and uses twice the log-likelihood gain.
     weights : ObservationWeights, optional
         Offset, exposure and prior weights, passed to every statsmodels fit
         (``sm.GLM(..., offset=, exposure=, freq_weights=, var_weights=)``).  The working
@@ -271,6 +287,9 @@ class GLMState:
         qz = self.basis.q.T @ self.z
         self.restricted_score = float(qz @ qz)
         self.z_resid = self.z - self.basis.q @ qz
+        #: Pearson chi-square left after the restricted score: the "residual sum of squares"
+        #: of the working regression, for the score-f test
+        self.pearson_resid = float(self.z_resid @ self.z_resid)
         self._qz = np.column_stack([self.basis.q, self.z_resid])
 
     def score_block(self, block: CandidateBlock) -> tuple[TestOutcomes, np.ndarray]:
@@ -288,14 +307,40 @@ class GLMState:
                 b = equilibrate(b_all[:, sl])  # scale-free statistic; keep the norms in range
                 resid = self.basis.residualise(b)
                 gain[j], rank[j] = multi_column_reduction(resid, self.z_resid, float(np.sum(b * b)))
-        codes = skip_codes(block, rank, self.nobs - self.k - rank)
-        stat = (gain + self.restricted_score) / self.scale
+        df_resid = self.nobs - self.k - rank
+        codes = skip_codes(block, rank, df_resid)
         df = np.maximum(rank, 1)
+        if self.test == "score-f":
+            return self._f_outcomes(gain, df, df_resid, codes), codes
+        stat = (gain + self.restricted_score) / self.scale
         if self.test == "lr":
             stat = self._lr_statistics(block, codes)
         stat = np.where(codes == TESTED, stat, 0.0)
         out = TestOutcomes(stat, df, np.full(m, np.inf), stat.copy(), log_sf, self._critical)
         return out, codes
+
+    def _f_outcomes(self, gain: np.ndarray, df: np.ndarray, df_resid: np.ndarray,
+                    codes: np.ndarray) -> TestOutcomes:
+        """The score-f outcomes: ``d F`` with the dispersion estimated after the candidate.
+
+        ``llr`` (read by the penalty rules) is the score statistic over the current Pearson
+        dispersion, R's quasi-family Rao statistic, so every rule sees the same dispersion.
+        """
+        tested = codes == TESTED
+        dfr = np.maximum(df_resid, 1).astype(float)
+        resid1 = np.maximum(self.pearson_resid - gain, self.pearson_resid * 1e-15 + np.finfo(float).tiny)
+        numerator = gain + self.restricted_score
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stat = np.where(tested, numerator / (resid1 / dfr), 0.0)
+        phi = self.pearson_dispersion
+        llr = np.where(tested, numerator / phi, 0.0) if phi > 0 else np.zeros_like(stat)
+        return TestOutcomes(stat, df, dfr, llr, log_sf, self._critical)
+
+    @property
+    def pearson_dispersion(self) -> float:
+        """Pearson chi-square over the residual degrees of freedom of the current fit
+        (R's dispersion of a quasi family; statsmodels' ``scale="X2"``)."""
+        return float((self.pearson_resid + self.restricted_score) / max(self.nobs - self.k, 1))
 
     def _lr_statistics(self, block: CandidateBlock, codes: np.ndarray) -> np.ndarray:
         """Twice the log-likelihood gain, one warm-started refit per candidate.

@@ -29,6 +29,7 @@ _TEST_TEXT = {
     "t": "partial F (t^2 for a single column)",
     "paper": "paper 000 code: p = exp(-dRSS / (2 RSS0 / n))",
     "score": "score (Rao) chi-square",
+    "score-f": "score (Rao) F, Pearson dispersion",
     "lr": "likelihood ratio chi-square",
 }
 
