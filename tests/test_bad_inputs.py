@@ -98,7 +98,7 @@ STREAMREG_OPTIONS = [
     ("test-unknown", lambda c: sr.streamreg(F, c.df, test="wald"), ValueError,
      r"test must be one of \('t', 'paper'\) for the Gaussian family"),
     ("test-t-for-glm", lambda c: sr.streamreg("lab ~ stream(x*)", c.df, family="binomial", test="t"), ValueError,
-     r"test must be one of \('score', 'lr'\) for GLMs"),
+     r"test must be one of \('score', 'score-f', 'lr'\) for GLMs"),
     ("family-unknown", lambda c: sr.streamreg(F, c.df, family="weibull"), ValueError, "unknown family 'weibull'"),
     ("family-class", lambda c: sr.streamreg(F, c.df, family=sm.families.Binomial), TypeError,
      r"pass sm.families.Binomial\(\) instead"),

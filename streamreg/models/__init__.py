@@ -56,6 +56,38 @@ def is_ols(family: Any) -> bool:
     return isinstance(family, sm.families.Gaussian) and isinstance(family.link, sm.families.links.Identity)
 
 
+#: families whose dispersion is 1 in theory but not in data: omitted terms (in a streamwise
+#: search, the terms still to come) overdisperse counts, so candidates are tested with the
+#: dispersion estimated (``test="score-f"``) unless the user asks for the model-based test
+_DISPERSION_FIXED_IN_THEORY = (sm.families.Poisson, sm.families.NegativeBinomial)
+
+
+def default_test(family: Any, y: np.ndarray, weights: ObservationWeights = NO_WEIGHTS) -> str:
+    """The candidate test used when ``test=None``.
+
+    ``"t"`` for least squares; ``"score-f"`` (Pearson dispersion, F reference) for Poisson and
+    negative-binomial counts and for binomial proportions of several trials, whose variance
+    omitted terms inflate; ``"score"`` otherwise: Bernoulli responses cannot be
+    overdispersed, and the other families estimate their dispersion already.
+
+    Examples
+    --------
+    >>> import numpy as np, statsmodels.api as sm
+    >>> default_test(sm.families.Poisson(), np.array([0.0, 3.0]))
+    'score-f'
+    >>> default_test(sm.families.Binomial(), np.array([0.0, 1.0])), default_test(sm.families.Binomial(), np.array([0.25, 1.0]))
+    ('score', 'score-f')
+    """
+    if is_ols(family):
+        return "t"
+    if isinstance(family, _DISPERSION_FIXED_IN_THEORY):
+        return "score-f"
+    if isinstance(family, sm.families.Binomial):
+        y = np.asarray(y, dtype=float)  # proportions of several trials (trials as var_weights)
+        return "score-f" if bool(np.any((y > 0) & (y < 1))) else "score"
+    return "score"
+
+
 def make_state(y: np.ndarray, fixed: np.ndarray, family: Any, test: str | None, *,
                weights: ObservationWeights = NO_WEIGHTS, cov: RobustCov = NONROBUST,
                fixed_names: Sequence[str] | None = None) -> ComparableState:
@@ -70,8 +102,8 @@ def make_state(y: np.ndarray, fixed: np.ndarray, family: Any, test: str | None, 
         if weights.empty and not cov.robust:
             return GaussianState(y, fixed, test=test or "t")
         return GaussianState(y, fixed, test=test or "t", weights=weights, cov=cov)
-    return GLMState(y, fixed, family, test=test or "score", weights=None if weights.empty else weights,
+    return GLMState(y, fixed, family, test=test or default_test(family, y, weights), weights=None if weights.empty else weights,
                     fixed_names=fixed_names)
 
 
-__all__ = ["ComparableState", "GLMState", "GaussianState", "ModelState", "is_ols", "make_state", "resolve_family"]
+__all__ = ["ComparableState", "GLMState", "GaussianState", "ModelState", "default_test", "is_ols", "make_state", "resolve_family"]

@@ -180,17 +180,21 @@ class Policy(ABC):
     #: short name used in summaries and by ``method=`` strings
     name: str = "policy"
 
-    def start(self, *, n_obs: int, share: float = 1.0, n_candidates: int | None = None) -> None:
+    def start(self, *, n_obs: int, share: float = 1.0, n_candidates: int | None = None,
+              horizon: int | None = None) -> None:
         """Reset the state before a search.
 
         ``share`` is the fraction of the initial wealth given to this instance (a
         multi-stream search gives each of k streams ``1/k``); ``n_obs`` and
         ``n_candidates`` (None when the stream may be infinite) serve rules that need
-        them, e.g. BIC or RIC penalties.
+        them, e.g. BIC or RIC penalties.  ``horizon`` (kept as ``stream_horizon``) bounds the number of tests this
+        instance will see (every pass of the stream, at most ``max_tests``); it defaults to
+        ``n_candidates``, and rules with ``spending="uniform"`` spread their wealth over it.
         """
         self.n_obs = n_obs
         self.share = share
         self.n_candidates = n_candidates
+        self.stream_horizon = n_candidates if horizon is None else horizon
         self.n_tested = 0
         self.n_accepted = 0
         self._reset()

@@ -47,7 +47,10 @@ from .sequences import (
     LORD_SEQUENCE,
     SAFFRON_SEQUENCE,
     ArraySequence,
+    FlatSequence,
     LazySequence,
+    check_spending,
+    uniform_text,
     user_sequence,
 )
 
@@ -70,6 +73,7 @@ class GammaWealthRule(Policy):
     alpha: float
     w0: float
     gammai: tuple[float, ...] | None
+    spending: str = "decaying"
 
 
     #: the rule's parameters beside ``alpha``, ``w0`` and ``gammai``, in the order reported
@@ -80,15 +84,27 @@ class GammaWealthRule(Policy):
         out.update({name: getattr(self, name) for name in self._extra_parameters})
         if self.gammai is not None:
             out["gammai"] = self.gammai
+        if self.spending != "decaying":
+            out["spending"] = self.spending
         return out
-    def _init_sequence(self, gammai: Sequence[float] | None) -> None:
+
+    def _init_sequence(self, gammai: Sequence[float] | None, spending: str = "decaying") -> None:
+        self.spending = check_spending(spending, gammai)
         self.gammai = user_sequence(gammai, 1.0, "gammai")
-        self._gamma = (
+        self._gamma: LazySequence | ArraySequence | FlatSequence = (
             self._default_sequence if self.gammai is None else ArraySequence(np.asarray(self.gammai))
         )
 
+    def spending_description(self) -> str:
+        """How the rule spends its wealth over the stream, for the guarantee's text."""
+        if self.spending != "uniform":
+            return ""
+        return uniform_text(getattr(self, "stream_horizon", "template"), "Spending")
+
     # -- state -------------------------------------------------------------------------
     def _reset(self) -> None:
+        if self.spending == "uniform":  # the horizon is known only now, at the start
+            self._gamma = FlatSequence(self.stream_horizon) if self.stream_horizon else self._default_sequence
         self._alpha = self.alpha * self.share
         self._w0 = self.w0 * self.share
         self._n_ticks = 0  # ticks among the tests so far
@@ -206,6 +222,11 @@ class LORDPlusPlus(GammaWealthRule):
         Non-negative spending sequence summing to at most 1 (zero beyond its end).  The
         default is onlineFDR's ``0.07720838 log(max(j, 2)) / (j exp(sqrt(log j)))``,
         computed lazily.
+    spending : {"decaying", "uniform"}, default "decaying"
+        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H`` (its candidates times
+        ``passes``, at most ``max_tests``), so that signals late in a long stream find the
+        same wealth as early ones; a stream of unknown length keeps the decaying default.
+        Not combined with ``gammai``.
 
     Examples
     --------
@@ -218,10 +239,11 @@ class LORDPlusPlus(GammaWealthRule):
     _accepted_ticks = True
     _default_sequence = LORD_SEQUENCE
 
-    def __init__(self, alpha: float = 0.05, w0: float | None = None, gammai: Sequence[float] | None = None):
+    def __init__(self, alpha: float = 0.05, w0: float | None = None, gammai: Sequence[float] | None = None,
+                 spending: str = "decaying"):
         self.alpha = check_alpha(alpha)
         self.w0 = check_w0(self.alpha / 10 if w0 is None else w0, self.alpha, False, "alpha")
-        self._init_sequence(gammai)
+        self._init_sequence(gammai, spending)
 
     def _ticks(self, outcomes: TestOutcomes) -> tuple[None, np.ndarray]:
         return None, np.ones(len(outcomes), dtype=bool)
@@ -234,8 +256,12 @@ class LORDPlusPlus(GammaWealthRule):
 
     def guarantee(self) -> str:
         return (
-            f"FDR <= {self.alpha:g} (Ramdas et al. 2017), valid when the null p-values are "
-            "independent of each other and of the non-null ones. " + HEURISTIC
+            f"mFDR <= {self.alpha:g}, valid when each null p-value is super-uniform given the earlier "
+            "decisions (Javanmard and Montanari 2018): exact for partial t tests of null columns "
+            "independent of the response and of the other columns, approximate for GLM score tests. "
+            f"With no signal in the stream, P(any selection) <= w0 = {self.w0:g}. FDR <= {self.alpha:g} "
+            "(Ramdas et al. 2017) also needs independent p-values: Streamwise p-values come from nested "
+            "fits to one response and are not independent." + self.spending_description()
         )
 
 
@@ -258,6 +284,8 @@ class SAFFRON(GammaWealthRule):
         Candidate threshold, in (0, 1).
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
+    spending : {"decaying", "uniform"}, default "decaying"
+        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H`` (see LORD++).
 
     Examples
     --------
@@ -275,13 +303,14 @@ class SAFFRON(GammaWealthRule):
         w0: float | None = None,
         lambda_: float = 0.5,
         gammai: Sequence[float] | None = None,
+        spending: str = "decaying",
     ):
         self.alpha = check_alpha(alpha)
         self.w0 = check_w0(self.alpha / 2 if w0 is None else w0, self.alpha, True, "alpha")
         if not 0 < lambda_ < 1:
             raise ValueError(f"lambda_ must lie in (0, 1), got {lambda_!r}")
         self.lambda_ = float(lambda_)
-        self._init_sequence(gammai)
+        self._init_sequence(gammai, spending)
 
     def _ticks(self, outcomes: TestOutcomes) -> tuple[np.ndarray, np.ndarray]:
         # exact p-values are needed only up to lambda, which bounds every level too
@@ -299,7 +328,7 @@ class SAFFRON(GammaWealthRule):
     def guarantee(self) -> str:
         return (
             f"FDR <= {self.alpha:g} (Ramdas et al. 2018), valid when the null p-values are "
-            "independent of each other and of the non-null ones. " + HEURISTIC
+            "independent of each other and of the non-null ones. " + HEURISTIC + self.spending_description()
         )
 
 
@@ -325,6 +354,8 @@ class ADDIS(GammaWealthRule):
         Discarding threshold, in (0, 1].
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
+    spending : {"decaying", "uniform"}, default "decaying"
+        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H`` (see LORD++).
 
     Examples
     --------
@@ -343,6 +374,7 @@ class ADDIS(GammaWealthRule):
         lambda_: float = 0.25,
         tau: float = 0.5,
         gammai: Sequence[float] | None = None,
+        spending: str = "decaying",
     ):
         self.alpha = check_alpha(alpha)
         self.w0 = check_w0(self.alpha / 2 if w0 is None else w0, self.alpha, False, "alpha")
@@ -352,7 +384,7 @@ class ADDIS(GammaWealthRule):
             raise ValueError(f"lambda_ must lie in (0, tau) = (0, {tau:g}), got {lambda_!r}")
         self.lambda_ = float(lambda_)
         self.tau = float(tau)
-        self._init_sequence(gammai)
+        self._init_sequence(gammai, spending)
 
     def _ticks(self, outcomes: TestOutcomes) -> tuple[np.ndarray, np.ndarray]:
         # exact p-values are needed only up to tau (NaN beyond: discarded)
@@ -371,7 +403,7 @@ class ADDIS(GammaWealthRule):
         return (
             f"FDR <= {self.alpha:g} (Tian and Ramdas 2019), valid when the null p-values are "
             "independent of each other and of the non-null ones and uniformly conservative. "
-            + HEURISTIC
+            + HEURISTIC + self.spending_description()
         )
 
 
@@ -392,6 +424,8 @@ class AlphaInvestingFDR(GammaWealthRule):
         Initial wealth, ``0 <= w0 < alpha``; defaults to ``alpha / 2`` as in onlineFDR.
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
+    spending : {"decaying", "uniform"}, default "decaying"
+        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H`` (see LORD++).
 
     Examples
     --------
@@ -403,10 +437,11 @@ class AlphaInvestingFDR(GammaWealthRule):
     name = "alpha-investing-fdr"
     _default_sequence = SAFFRON_SEQUENCE
 
-    def __init__(self, alpha: float = 0.05, w0: float | None = None, gammai: Sequence[float] | None = None):
+    def __init__(self, alpha: float = 0.05, w0: float | None = None, gammai: Sequence[float] | None = None,
+                 spending: str = "decaying"):
         self.alpha = check_alpha(alpha)
         self.w0 = check_w0(self.alpha / 2 if w0 is None else w0, self.alpha, True, "alpha")
-        self._init_sequence(gammai)
+        self._init_sequence(gammai, spending)
 
     def _ticks(self, outcomes: TestOutcomes) -> tuple[None, np.ndarray]:
         return None, np.ones(len(outcomes), dtype=bool)
@@ -421,5 +456,5 @@ class AlphaInvestingFDR(GammaWealthRule):
         return (
             f"FDR <= {self.alpha:g} (alpha-investing as a SAFFRON special case, Ramdas et al. "
             "2018), valid when the null p-values are independent of each other and of the "
-            "non-null ones. " + HEURISTIC
+            "non-null ones. " + HEURISTIC + self.spending_description()
         )

@@ -102,6 +102,43 @@ class ArraySequence:
         return self._values[np.minimum(index, self._n + 1) - 1]
 
 
+class FlatSequence:
+    """``g_j = 1 / horizon`` for ``j <= horizon``, zero beyond: spending spread evenly over a
+    stream of known length (no table is built, whatever the horizon)."""
+
+    def __init__(self, horizon: int):
+        self.horizon = int(horizon)
+
+    def __call__(self, index: np.ndarray) -> np.ndarray:
+        index = np.asarray(index, dtype=np.int64)
+        return np.where((index >= 1) & (index <= self.horizon), 1.0 / self.horizon, 0.0)
+
+
+#: values of ``spending=``: onlineFDR's decaying sequences, or an even spread over the horizon
+SPENDING = ("decaying", "uniform")
+
+
+def check_spending(spending: object, gammai: object = None) -> str:
+    """``spending=`` checked (and not combined with a user ``gammai``)."""
+    if spending not in SPENDING:
+        raise ValueError(f"spending must be one of {SPENDING}, got {spending!r}")
+    if spending == "uniform" and gammai is not None:
+        raise ValueError("spending='uniform' sets the spending sequence from the stream's length; "
+                         "give either spending= or gammai=, not both")
+    return str(spending)
+
+
+def uniform_text(horizon: object, what: str) -> str:
+    """The guarantee's sentence on uniform spending: with the horizon of a started rule, or in
+    general for a template (each stream of a search has its own horizon)."""
+    if isinstance(horizon, int) and horizon > 0:
+        return f" {what} spread evenly over the stream's {horizon} tests."
+    if horizon == "template":
+        return (f" {what} spread evenly over each stream's tests (its candidates times passes, at most "
+                "max_tests); a stream of unknown length keeps the decaying sequence.")
+    return " The stream's length is unknown, so the spending follows the decaying sequence."
+
+
 LORD_SEQUENCE = LazySequence(lord_gamma)
 SAFFRON_SEQUENCE = LazySequence(saffron_gamma)
 

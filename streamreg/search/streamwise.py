@@ -168,7 +168,8 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
     initial_wealth = {}
     for j, s in enumerate(streams):
         p = policy.spawn()
-        p.start(n_obs=model.n, share=1.0 / k, n_candidates=s.n_candidates)
+        horizon = s.horizon if max_tests is None or s.horizon is None else min(s.horizon, max_tests)
+        p.start(n_obs=model.n, share=1.0 / k, n_candidates=s.n_candidates, horizon=horizon)
         initial_wealth[s.name] = p.wealth  # as the rule reports it, whatever its parameters are called
         lanes.append(_Lane(j, s, p, size=block_size))
 

@@ -144,6 +144,12 @@ class Stream(ABC):
     #: number of candidates if known in advance (None for generators)
     n_candidates: int | None = None
 
+    @property
+    def horizon(self) -> int | None:
+        """Most tests the stream can offer (None if unknown): what a rule that spreads its
+        spending over the stream (``spending="uniform"``) divides its wealth by."""
+        return self.n_candidates
+
     def take(self, k: int) -> TermBlock | None:
         """Up to ``k`` next candidates, or None when the stream has none left now."""
         if self.exhausted:

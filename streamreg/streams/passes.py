@@ -126,6 +126,12 @@ class PassesStream(Stream):
         self.pending: deque[_Reoffer] = deque()
         self.n_reoffered = 0
 
+    @property
+    def horizon(self) -> int | None:
+        """Every candidate offered in every pass, at most."""
+        inner = self.inner.horizon
+        return None if inner is None else self.passes * inner
+
     def take(self, k: int) -> TermBlock | None:
         if not self.inner.exhausted:
             block = self.inner.take(k)

@@ -25,6 +25,8 @@ from reference_csv import REF, read_ref
 from scipy import stats
 
 import streamreg as sr
+from streamreg.models.base import CandidateBlock, ObservationWeights
+from streamreg.models.glm import GLMState
 
 RTOL = 1e-8
 CANDIDATES = [f"x{j}" for j in range(1, 7)]
@@ -47,7 +49,21 @@ def data() -> pd.DataFrame:
 
 @functools.cache
 def selected() -> sr.StreamRegResults:
-    return sr.streamreg("p ~ z + stream(x*)", data(), family="binomial", var_weights="m")
+    # the model-based score test (phi = 1), which 0/1 rows also use: proportions default to score-f
+    return sr.streamreg("p ~ z + stream(x*)", data(), family="binomial", var_weights="m", test="score")
+
+
+def test_proportions_default_to_the_dispersion_estimated_test():
+    fit = sr.streamreg("p ~ z + stream(x*)", data(), family="binomial", var_weights="m")
+    assert fit.test_description == "score (Rao) F, Pearson dispersion"
+    # the first candidate's statistic is the score-f statistic against the fixed terms alone
+    d = data()
+    first = fit.history.iloc[0]
+    state = GLMState(d["p"].to_numpy(float), sm.add_constant(d[["z"]]).to_numpy(), sm.families.Binomial(),
+                     test="score-f", weights=ObservationWeights(var_weights=d["m"].to_numpy(float)))
+    out, _ = state.score_block(CandidateBlock(d[[first["term"]]].to_numpy(float)))
+    close(first["statistic"], out.statistic[0], "score-f statistic")
+    close(first["pvalue"], out.pvalue[0], "score-f p-value")
 
 
 @functools.cache

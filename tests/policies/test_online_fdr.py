@@ -228,7 +228,7 @@ def test_bad_methods_and_options():
     with pytest.raises(ValueError, match="'foster-stine' has no alpha: .* pass alpha_delta="):
         sr.online_fdr(P, "foster-stine", alpha=0.05)
     with pytest.raises(TypeError, match="unknown option\\(s\\) 'lambda_' for method 'lord\\+\\+'; its options are "
-                                        "alpha, gammai, w0"):
+                                        "alpha, gammai, spending, w0"):
         sr.online_fdr(P, "lord++", lambda_=0.5)
     with pytest.raises(TypeError, match="cannot be combined with a Policy instance"):
         sr.online_fdr(P, LORDPlusPlus(), alpha=0.1)

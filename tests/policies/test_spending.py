@@ -1,0 +1,124 @@
+"""``spending="uniform"``: the rules' wealth spread evenly over a stream of known length.
+
+Checked against closed forms (flat levels ``w0 / H`` for LORD++, bids ``w0 / (H + 1)`` for
+alpha-investing), against the user sequence ``gammai = 1 / H`` it equals, against a plain
+one-test-at-a-time transcription of alpha-investing with uniform bids, and for independence of
+the block size.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import streamreg as sr
+from streamreg.policies import AlphaInvesting, LORDPlusPlus, SAFFRON
+
+
+def _data(seed: int = 0, n: int = 100, m: int = 600):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, m))
+    y = X[:, [20, 300, 590]].sum(axis=1) + 0.5 * rng.normal(size=n)
+    return X, y
+
+
+def _naive_uniform_investing(pvalues: np.ndarray, w0: float, payout: float, horizon: int):
+    """Alpha-investing with bids w / (H - i + 2), one test at a time."""
+    w, levels, accepted = w0, [], []
+    for i, p in enumerate(pvalues, start=1):
+        bid = w / max(horizon - i + 2, 2)
+        levels.append(bid)
+        if p < bid:
+            w = w - bid + payout
+            accepted.append(i - 1)
+        else:
+            w -= bid
+    return np.array(levels), accepted
+
+
+@pytest.mark.parametrize("block_size", [1, 3, 512])
+def test_uniform_alpha_investing_equals_naive_loop(block_size):
+    X, y = _data()
+    m = X.shape[1]
+    fit = sr.select(y, X, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="uniform",
+                    block_size=block_size)
+    h = fit.history
+    levels, accepted = _naive_uniform_investing(h["pvalue"].to_numpy(), 0.05, 0.05, m)
+    np.testing.assert_allclose(h["level"].to_numpy(), levels, rtol=1e-12)
+    assert fit.selected_terms == [f"x{j}" for j in accepted]
+    assert fit.selected_terms == ["x20", "x300", "x590"]
+
+
+def test_uniform_bids_are_flat_until_an_acceptance():
+    X, y = _data()
+    m = X.shape[1]
+    h = sr.select(y, X, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="uniform").history
+    first = h.index[h["term"] == "x20"][0]
+    np.testing.assert_allclose(h["level"].to_numpy()[: first + 1], 0.05 / (m + 1), rtol=1e-13)
+
+
+def test_uniform_lord_equals_flat_gammai_and_spans_every_pass():
+    X, y = _data(1)
+    m = X.shape[1]
+    a = sr.streamreg("y ~ stream(x*)", _frame(X, y), method="lord++", alpha=0.1, w0=0.1,
+                     spending="uniform", passes=2)
+    b = sr.streamreg("y ~ stream(x*)", _frame(X, y), method="lord++", alpha=0.1, w0=0.1,
+                     gammai=np.full(2 * m, 1 / (2 * m)), passes=2)
+    assert a.selected_terms == b.selected_terms
+    np.testing.assert_array_equal(a.history["level"].to_numpy(), b.history["level"].to_numpy())
+    assert a.history["level"].iloc[0] == pytest.approx(0.1 / (2 * m), rel=1e-15)
+    assert "spread evenly over each stream's tests (its candidates times passes" in a.guarantee()
+
+
+def test_max_tests_caps_the_horizon():
+    X, y = _data()
+    h = sr.select(y, X, method="lord++", alpha=0.1, w0=0.1, spending="uniform", max_tests=200).history
+    assert len(h) == 200
+    assert h["level"].iloc[0] == pytest.approx(0.1 / 200, rel=1e-15)
+
+
+def test_unknown_length_keeps_the_decaying_sequence():
+    X, y = _data()
+    gen = ((f"x{j}", X[:, j].copy()) for j in range(X.shape[1]))
+    gen2 = ((f"x{j}", X[:, j].copy()) for j in range(X.shape[1]))
+    a = sr.select(y, gen, method="lord++", alpha=0.1, w0=0.1, spending="uniform", max_tests=math.inf)
+    b = sr.select(y, gen2, method="lord++", alpha=0.1, w0=0.1, max_tests=math.inf)
+    np.testing.assert_array_equal(a.history["level"].to_numpy(), b.history["level"].to_numpy())
+    assert "unknown length keeps the decaying sequence" in a.guarantee()
+
+
+@pytest.mark.parametrize("block_size", [1, 5, 512])
+def test_uniform_saffron_is_block_size_free(block_size):
+    X, y = _data(2)
+    ref = sr.select(y, X, method="saffron", alpha=0.1, spending="uniform", block_size=512)
+    fit = sr.select(y, X, method="saffron", alpha=0.1, spending="uniform", block_size=block_size)
+    assert fit.selected_terms == ref.selected_terms
+    np.testing.assert_array_equal(fit.history["level"].to_numpy(), ref.history["level"].to_numpy())
+
+
+def test_spending_refusals():
+    with pytest.raises(ValueError, match=r"spending must be one of \('decaying', 'uniform'\), got 'flat'"):
+        LORDPlusPlus(spending="flat")
+    with pytest.raises(ValueError, match="give either spending= or gammai=, not both"):
+        LORDPlusPlus(gammai=[0.5, 0.5], spending="uniform")
+    with pytest.raises(ValueError, match="spending must be one of"):
+        AlphaInvesting(spending="even")
+    assert SAFFRON(spending="uniform").parameters()["spending"] == "uniform"
+    assert "spending" not in LORDPlusPlus().parameters()
+
+
+def _frame(X, y):
+    import pandas as pd
+
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    df["y"] = y
+    return df
+
+
+def test_started_rule_names_its_horizon():
+    rule = LORDPlusPlus(alpha=0.1, spending="uniform")
+    rule.start(n_obs=50, n_candidates=300, horizon=600)
+    assert rule.guarantee().endswith("Spending spread evenly over the stream's 600 tests.")
+    rule.start(n_obs=50, n_candidates=None)
+    assert rule.guarantee().endswith("The stream's length is unknown, so the spending follows the decaying sequence.")
