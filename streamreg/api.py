@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 
 from .formula.dask_frame import build_dask_design, is_dask_frame, with_selected_columns
 from .formula.design import (
@@ -28,7 +27,7 @@ from .held_out import (
     split_rows,
     with_level_problems,
 )
-from .models import make_state
+from .models import make_state, spec_of
 from .models.robust import NONROBUST
 from .options import (
     check_options,
@@ -216,7 +215,7 @@ def streamreg(
         mask = split_mask(data, opts.validate, opts.seed)
         data, held = data.loc[~mask], data.loc[mask]
         positions, held_positions = np.flatnonzero(~mask), np.flatnonzero(mask)
-    design_options = {"binomial": isinstance(fam, sm.families.Binomial), "missing": opts.missing,
+    design_options = {"binomial": spec_of(fam).response == "binary", "missing": opts.missing,
                       "grouped": "var_weights" in (opts.weights or {}),  # proportions of var_weights trials
                       "functions": opts.functions, "family": fam, "roles": list(dict.fromkeys(roles.values())),
                       "seed": opts.seed}
@@ -398,7 +397,8 @@ def _response_vector(y: Any, family: Any, trials: np.ndarray | None = None) -> t
         raise ValueError(f"y must be one-dimensional, got shape {yv.shape}")
     if len(yv) == 0:
         raise ValueError("y is empty: it has no rows")
-    if isinstance(family, sm.families.Binomial) and yv.dtype.kind in "OUS":
+    binary = spec_of(family).response == "binary"  # 0/1, proportions, or two levels coded
+    if binary and yv.dtype.kind in "OUS":
         # two levels as text or categories: coded as streamreg() codes them (R's glm: first level failure)
         series = y.reset_index(drop=True) if isinstance(y, pd.Series) else pd.Series(list(yv), dtype=object)
         missing = np.flatnonzero(series.isna().to_numpy())
@@ -417,7 +417,7 @@ def _response_vector(y: Any, family: Any, trials: np.ndarray | None = None) -> t
     if bad.size:
         raise ValueError(f"y contains NaN or infinite values ({bad.size}, the first at position {bad[0]}); "
                          "drop those rows first")
-    if isinstance(family, sm.families.Binomial):
+    if binary:
         numeric_binomial(yv, yname, grouped=trials is not None)
         check_successes(yv, family, trials, yname)  # a length mismatch is reported by observation_weights
     check_response(yv, family, yname)

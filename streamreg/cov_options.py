@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from .models import is_ols
+from .models import spec_of
 from .models.robust import COV_TYPES, RobustCov
 from .validators import _got
 from .weight_options import check_weight_column
@@ -77,14 +77,15 @@ def check_cov_type(cov_type: Any, cov_kwds: Any, family: Any, test: Any, searche
         raise ValueError(f"cov_type={cov!r} cannot be combined with freq_weights; use cov_type='nonrobust'")
     if robust_tests and test == "paper":
         raise ValueError(f"cov_type={cov!r} needs test='t': the paper's p-value has no robust version")
-    if robust_tests and not is_ols(family):
+    least_squares = spec_of(family).least_squares
+    if robust_tests and not least_squares:
         raise ValueError(f"cov_type for candidate tests is supported for the gaussian family (identity link); "
                          f"the {type(family).__name__.lower()} family's score and likelihood-ratio tests have "
                          "no robust version here: use cov_type='nonrobust', or a stepwise method, whose "
                          "refit alone then uses cov_type")
-    glm_refit = not is_ols(family) or bool(set(weights) & {"offset", "exposure"})
+    glm_refit = not least_squares or bool(set(weights) & {"offset", "exposure"})
     if glm_refit and cov in ("HC1", "HC2", "HC3"):
-        what = "this family" if not is_ols(family) else "least squares with an offset"
+        what = "this family" if not least_squares else "least squares with an offset"
         raise ValueError(f"cov_type={cov!r} is not available for {what}: the refit is a statsmodels GLM, "
                          "which computes HC1, HC2 and HC3 as HC0 (no small-sample or leverage correction); "
                          "use cov_type='HC0' or 'cluster'")

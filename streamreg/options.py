@@ -33,7 +33,7 @@ import statsmodels.api as sm
 
 from .cov_options import check_cov_type, cov_structure
 from .method_options import check_method
-from .models import is_ols, resolve_family
+from .models import resolve_family, spec_of
 from .models.base import ObservationWeights
 from .validators import (
     _got,
@@ -58,9 +58,6 @@ if TYPE_CHECKING:  # search/ imports this module: its types are for annotations 
 
 #: the stopping rules of a search, in the order they are named in messages
 STOPPING_RULES = ("max_tests", "max_selected", "time_budget")
-
-_TESTS_OLS = ("t", "paper")
-_TESTS_GLM = ("score", "score-f", "lr")
 
 #: keyword options of the two entry points (for "did you mean" hints on misspelt options)
 STREAMREG_OPTIONS = ("family", "method", "test", "block_size", "max_tests", "max_selected", "time_budget",
@@ -283,13 +280,7 @@ def check_family(family: Any) -> tuple[Any, str]:
 
 def check_test(test: Any, family: Any) -> str | None:
     """None (the family's default test) or one of the family's test names."""
-    if test is None:
-        return None
-    known = _TESTS_OLS if is_ols(family) else _TESTS_GLM
-    which = "the Gaussian family" if is_ols(family) else "GLMs"
-    if test not in known:
-        raise ValueError(f"test must be one of {known} for {which}, got {test!r}")
-    return test
+    return spec_of(family).check_test(test)  # FamilySpec.tests
 
 
 # ---------------------------------------------------------------------------------------
@@ -420,18 +411,19 @@ def check_response(y: np.ndarray, family: Any, name: str) -> None:
     if y.size == 0:
         raise ValueError(f"the response {name!r} has no values")
     lo, hi = float(np.min(y)), float(np.max(y))
-    if isinstance(family, sm.families.Binomial) and lo == hi and lo in (0.0, 1.0):
+    response = spec_of(family).response  # what the family's response must be
+    if response == "binary" and lo == hi and lo in (0.0, 1.0):
         raise ValueError(f"the binomial response {name!r} has a single class: every row is {_format_value(lo)}; "
                          "both classes are needed to select anything")
     # rounding noise on a constant (e.g. 0.1 + 0.2 - 0.3) is constant too
     if hi - lo <= 8 * np.finfo(float).eps * max(abs(lo), abs(hi)):
         raise ValueError(f"the response {name!r} is constant (every value is {_format_value(lo)}): "
                          "there is nothing for the candidates to explain")
-    if isinstance(family, (sm.families.Poisson, sm.families.NegativeBinomial)) and lo < 0:
+    if response == "counts" and lo < 0:
         n_neg = int((y < 0).sum())
         raise ValueError(f"a {type(family).__name__} response must be non-negative counts; {name!r} has "
                          f"{n_neg} negative value(s) (smallest {_format_value(lo)})")
-    if isinstance(family, (sm.families.Gamma, sm.families.InverseGaussian)) and lo <= 0:
+    if response == "positive" and lo <= 0:
         n_bad = int((y <= 0).sum())
         raise ValueError(f"a {type(family).__name__} response must be positive; {name!r} has {n_bad} value(s) "
                          f"<= 0 (smallest {_format_value(lo)})")

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 
+from ..models.families import spec_of
 from .checks import is_numeric, plain
 from .names import term_name
 
@@ -153,7 +153,7 @@ def check_successes(y: np.ndarray, family: Any, trials: np.ndarray | None, name:
     ValueError: grouped binomial data (the response 'p' a proportion, var_weights the numbers of trials) need whole numbers of successes p * var_weights; 1 row has not, the first at position 1: p = 0.5, var_weights = 3, 1.5 successes
     """
     y = np.asarray(y, dtype=float)
-    if not isinstance(family, sm.families.Binomial) or trials is None or len(trials) != len(y) \
+    if spec_of(family).response != "binary" or trials is None or len(trials) != len(y) \
             or not ((y > 0) & (y < 1)).any():
         return
     successes = y * trials

@@ -26,9 +26,10 @@ from .base import (
     skip_codes,
 )
 from .distributions import CachedCritical, log_sf
+from .families import GAUSSIAN
 from .robust import NONROBUST, RobustCov, RobustScorer
 
-TESTS = ("t", "paper")
+TESTS = GAUSSIAN.test_names  # ``FamilySpec.tests`` of least squares
 
 
 class GaussianState:
@@ -58,12 +59,11 @@ class GaussianState:
         nor with ``freq_weights`` (checked by :mod:`streamreg.options`).
     """
 
-    family_name = "gaussian"
+    family_name = GAUSSIAN.name
 
     def __init__(self, y: np.ndarray, fixed: np.ndarray, *, test: str = "t",
                  weights: ObservationWeights | None = None, cov: RobustCov | None = None):
-        if test not in TESTS:
-            raise ValueError(f"test must be one of {TESTS} for the Gaussian family, got {test!r}")
+        GAUSSIAN.check_test(test, allow_none=False)
         self.test = test
         self.cov = NONROBUST if cov is None else cov
         if self.cov.robust and test == "paper":

@@ -55,9 +55,10 @@ from .base import (
     skip_codes,
 )
 from .distributions import CachedCritical, log_sf
+from .families import GAUSSIAN_GLM, family_name, spec_of
 from .separation import mle_exists, one_outcome_indicators
 
-TESTS = ("score", "score-f", "lr")
+TESTS = GAUSSIAN_GLM.test_names  # the tests of every GLM family (``FamilySpec.tests``)
 _FIT_TOL = 1e-12
 #: relative change of the deviance that also counts as converged: at large n the deviance's
 #: own rounding (a few ulps of, e.g., 8317 = 2e-12) exceeds any absolute tolerance this tight,
@@ -93,22 +94,16 @@ def invalid_means(family: Any, mu: np.ndarray) -> int:
     with "no valid set of coefficients has been found".  statsmodels returns it silently.
     """
     mu = np.asarray(mu, dtype=float)
-    bad = ~np.isfinite(mu)
-    if isinstance(family, sm.families.Binomial):
-        bad |= (mu < 0) | (mu > 1)  # exactly 0 or 1 is saturation: the separation test decides
-    elif isinstance(family, sm.families.Poisson):
-        bad |= mu < 0
-    elif isinstance(family, (sm.families.Gamma, sm.families.InverseGaussian, sm.families.NegativeBinomial,
-                             sm.families.Tweedie)):
-        bad |= mu <= 0
+    bad = ~np.isfinite(mu) | spec_of(family).mean_range.outside(mu)  # FamilySpec.mean_range
     return int(bad.sum())
 
 
 def near_boundary(family: Any, y: np.ndarray, mu: np.ndarray) -> bool:
     """Whether fitted means come within ``_SUSPECT`` of where the MLE could fail to exist."""
-    if isinstance(family, sm.families.Binomial):
+    separation = spec_of(family).separation
+    if separation == "binary":
         return bool(np.minimum(mu, 1 - mu).min() < _SUSPECT)
-    if isinstance(family, sm.families.Poisson):
+    if separation == "counts":
         return bool((mu[y == 0] < _SUSPECT).any())
     return False
 
@@ -230,12 +225,12 @@ class GLMState:
 
     def __init__(self, y: np.ndarray, fixed: np.ndarray, family: Any, *, test: str = "score",
                  weights: ObservationWeights | None = None, fixed_names: Sequence[str] | None = None) -> None:
-        if test not in TESTS:
-            raise ValueError(f"test must be one of {TESTS} for GLMs, got {test!r}")
+        self.spec = spec_of(family, as_glm=True)
+        self.spec.check_test(test, allow_none=False)
         self.test = test
         self._critical = CachedCritical()
         self.family = family
-        self.family_name = type(family).__name__.lower()
+        self.family_name = family_name(family)
         self.y = np.asarray(y, dtype=float)
         self.n = len(self.y)
         self.weights = NO_WEIGHTS if weights is None else weights
@@ -270,7 +265,7 @@ class GLMState:
         res = self.result
         with np.errstate(over="ignore"):  # saturated inverse links are clipped below
             mu = np.asarray(res.fittedvalues)
-        if isinstance(self.family, sm.families.Binomial):
+        if self.spec.mean_range.upper == 1.0:  # binomial: the variance vanishes at 0 and 1
             mu = np.clip(mu, _MU_EPS, 1 - _MU_EPS)
         var = self.family.variance(mu)
         prior = self.weights.prior
@@ -416,6 +411,6 @@ def _separation_hint(fixed: np.ndarray, y: np.ndarray, family: Any, names: Seque
         return "remove the offending fixed terms"
     labels = [repr(names[j]) if names is not None else f"column {j}" for j in pure]
     shown = ", ".join(labels[:5]) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
-    outcome = "zero counts only" if isinstance(family, sm.families.Poisson) else "one outcome only"
+    outcome = "zero counts only" if spec_of(family).separation == "counts" else "one outcome only"
     return (f"{len(pure)} fixed 0/1 column(s) hold {outcome} ({shown}): a factor level seen with one outcome "
             "has no finite coefficient; merge or drop such levels, or remove the term")

@@ -25,8 +25,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import statsmodels.api as sm
 from scipy.optimize import linprog
+
+from .families import spec_of
 
 #: relative LP optimum above which the data count as separated (of the row count)
 _TOL = 1e-7
@@ -70,8 +71,9 @@ def is_separated(x: np.ndarray, y: np.ndarray) -> bool:
 def mle_exists(x: np.ndarray, y: np.ndarray, family: Any) -> bool:
     """Whether the GLM maximum-likelihood estimate exists, for families where it can fail.
 
-    Binomial and Poisson use the linear programme above; other families are taken to have
-    an MLE (their IRLS troubles are convergence problems, reported as such).
+    Binomial and Poisson use the linear programme above (``FamilySpec.separation``); other
+    families are taken to have an MLE (their IRLS troubles are convergence problems, reported
+    as such).
 
     Examples
     --------
@@ -83,9 +85,10 @@ def mle_exists(x: np.ndarray, y: np.ndarray, family: Any) -> bool:
     True
     """
     y = np.asarray(y, dtype=float)
-    if isinstance(family, sm.families.Binomial):
+    separation = spec_of(family).separation
+    if separation == "binary":
         return not is_separated(x, y)
-    if isinstance(family, sm.families.Poisson):
+    if separation == "counts":
         return not is_separated(x, np.where(y > 0, 0.5, 0.0))
     return True
 
@@ -107,9 +110,10 @@ def one_outcome_indicators(x: np.ndarray, y: np.ndarray, family: Any) -> np.ndar
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    if isinstance(family, sm.families.Binomial):
+    separation = spec_of(family).separation
+    if separation == "binary":
         low, high = y <= 0, y >= 1
-    elif isinstance(family, sm.families.Poisson):
+    elif separation == "counts":
         low, high = y <= 0, np.zeros(len(y), dtype=bool)
     else:
         return np.array([], dtype=int)

@@ -22,7 +22,7 @@ import pandas as pd
 import statsmodels.api as sm
 
 from ..formula.names import has_intercept, term_labels
-from ..models import is_ols
+from ..models import spec_of
 from ..models.base import column_scales
 from .fitstats import (
     information_criteria,
@@ -137,7 +137,7 @@ def glance_frame(res: StreamRegResults) -> pd.DataFrame:
     ic = information_criteria(fit, res.family)
     intercept = has_intercept(res._rhs)
     row: dict[str, object] = {}
-    if is_ols(res.family):
+    if spec_of(res.family).least_squares:
         r2, adj = r_squared(fit, intercept)
         f = overall_f_test(fit, intercept)
         row.update({"r.squared": r2, "adj.r.squared": adj, "sigma": float(np.sqrt(float(fit.scale))),
@@ -218,7 +218,7 @@ def influence_measures(res: StreamRegResults, type_residuals: str = "deviance") 
     """
     _choice(type_residuals, TYPE_RESIDUALS, "type_residuals")
     fit, family = res.fit, res.family
-    if is_ols(family):
+    if spec_of(family).least_squares:
         raw = np.asarray(fit.model.endog, dtype=float) - np.asarray(fit.fittedvalues, dtype=float)
         dev = pear = np.sqrt(_var_weights(fit)) * raw
         resid = raw
@@ -261,7 +261,7 @@ def fitted_with_se(res: StreamRegResults, newdata: pd.DataFrame | None, type_pre
         eta = eta + shift
     with np.errstate(invalid="ignore", over="ignore"):
         se = np.sqrt(np.einsum("ij,jk,ik->i", xv, cov, xv))
-        if type_predict == "response" and not is_ols(res.family):
+        if type_predict == "response" and not spec_of(res.family).least_squares:
             link = res.family.link
             fitted = link.inverse(eta)
             se = se * np.abs(link.inverse_deriv(eta))
@@ -294,7 +294,7 @@ def augment_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None, *,
         measures = influence_measures(res, type_residuals)
         for column in measures.columns:
             frame[column] = measures[column].to_numpy()
-    elif is_ols(res.family) and res.response_name in newdata.columns:
+    elif spec_of(res.family).least_squares and res.response_name in newdata.columns:
         y = pd.to_numeric(newdata[res.response_name], errors="coerce").to_numpy(dtype=float)
         frame[".resid"] = y - frame[".fitted"].to_numpy()
     return frame

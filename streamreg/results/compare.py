@@ -25,7 +25,7 @@ import pandas as pd
 from statsmodels.iolib.table import SimpleTable
 
 from ..formula.names import has_intercept
-from ..models import is_ols
+from ..models import spec_of
 from .compare_notes import covariance_note, criteria_notes, method_label, r_family
 from .fitstats import information_criteria, r_squared
 from .latex import latex_escape, latex_tabular
@@ -390,7 +390,7 @@ def _fit_statistics(fit: Any) -> pd.Series:
     if isinstance(fit, StreamRegResults):
         ic = information_criteria(result, fit.family)
         llf, aic, bic = ic.llf, ic.aic, ic.bic
-        r2 = r_squared(result, has_intercept(fit._rhs))[0] if is_ols(fit.family) else np.nan
+        r2 = r_squared(result, has_intercept(fit._rhs))[0] if spec_of(fit.family).least_squares else np.nan
     elif family is not None:  # least squares or a GLM: R's criteria, as the streamreg columns show them
         ic = information_criteria(result, family)
         llf, aic, bic = ic.llf, ic.aic, ic.bic

@@ -31,15 +31,15 @@ import numpy as np
 import statsmodels.api as sm
 from scipy import stats
 
-#: families whose dispersion is fixed at 1 (statsmodels does not estimate their scale)
-_FIXED_DISPERSION = (sm.families.Binomial, sm.families.Poisson, sm.families.NegativeBinomial)
+from ..models.families import spec_of
 
 
 def estimates_dispersion(family: Any) -> bool:
     """Whether the family's dispersion is estimated, and so counted as a parameter.
 
     True for the Gaussian (sigma), Gamma, inverse Gaussian and Tweedie families; False for
-    the binomial, Poisson and negative binomial families, whose dispersion is 1.
+    the binomial, Poisson and negative binomial families, whose dispersion is 1
+    (``FamilySpec.fixed_dispersion``).
 
     Examples
     --------
@@ -47,7 +47,7 @@ def estimates_dispersion(family: Any) -> bool:
     >>> estimates_dispersion(sm.families.Gaussian()), estimates_dispersion(sm.families.Binomial())
     (True, False)
     """
-    return not isinstance(family, _FIXED_DISPERSION)
+    return spec_of(family).estimates_dispersion
 
 
 def observations(fit: Any) -> float:
@@ -131,11 +131,12 @@ def r_loglik(fit: Any, family: Any) -> float:
     (True, False)
     """
     model = fit.model
-    if isinstance(model, sm.GLM) and isinstance(family, sm.families.Binomial):
+    convention = spec_of(family).loglik  # FamilySpec.loglik
+    if isinstance(model, sm.GLM) and convention == "grouped_binomial":
         grouped = _grouped_binomial_loglik(fit)
         if grouped is not None:
             return grouped
-    if not isinstance(model, sm.GLM) or not estimates_dispersion(family) or isinstance(family, sm.families.Tweedie):
+    if not isinstance(model, sm.GLM) or convention in ("llf", "grouped_binomial"):
         return float(fit.llf)
     y = np.asarray(model.endog, dtype=float)
     mu = np.asarray(fit.fittedvalues, dtype=float)
@@ -144,17 +145,16 @@ def r_loglik(fit: Any, family: Any) -> float:
     w = freq * var  # R's prior weights on the rows repeated by their frequency weights
     dev = float(fit.deviance)
     counted = w > 0  # a row of frequency weight 0 is no observation
-    if isinstance(family, sm.families.Gaussian):
+    if convention == "gaussian":
         n = float(np.sum(freq))
         return -0.5 * (n * (math.log(2.0 * math.pi * dev / n) + 1.0) - float(np.sum(freq[counted] * np.log(var[counted]))))
     phi = dev / float(np.sum(w))
-    if isinstance(family, sm.families.Gamma):
+    if convention == "gamma":
         dens = stats.gamma.logpdf(y[counted], a=1.0 / phi, scale=mu[counted] * phi)
         return float(np.sum(w[counted] * dens))
-    if isinstance(family, sm.families.InverseGaussian):
-        return -0.5 * (float(np.sum(w)) * (math.log(2.0 * math.pi * phi) + 1.0)
-                       + 3.0 * float(np.sum(w[counted] * np.log(y[counted]))))
-    return float(fit.llf)  # another family with a dispersion: statsmodels' convention
+    # inverse Gaussian
+    return -0.5 * (float(np.sum(w)) * (math.log(2.0 * math.pi * phi) + 1.0)
+                   + 3.0 * float(np.sum(w[counted] * np.log(y[counted]))))
 
 
 def _grouped_binomial_loglik(fit: Any) -> float | None:
@@ -275,8 +275,7 @@ def _least_squares_sums(fit: Any, intercept: bool, what: str) -> tuple[float, fl
     counts it) about their weighted mean with an intercept, uncentred without one.
     """
     model = fit.model
-    if isinstance(model, sm.GLM) and not (isinstance(model.family, sm.families.Gaussian)
-                                          and isinstance(model.family.link, sm.families.links.Identity)):
+    if isinstance(model, sm.GLM) and not spec_of(model.family).least_squares:
         raise TypeError(f"{what} needs a least-squares fit (Gaussian family, identity link)")
     y = np.asarray(model.endog, dtype=float)
     fitted = np.asarray(fit.fittedvalues, dtype=float)

@@ -42,7 +42,7 @@ from statsmodels.regression.linear_model import (
     RegressionResultsWrapper,
 )
 
-from ..models import is_ols
+from ..models import spec_of
 from ..models.base import ObservationWeights, column_scales
 from ..models.glm import invalid_means, near_boundary
 from ..models.robust import NONROBUST, RobustCov
@@ -94,7 +94,8 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
         weights = None
     col_scales = column_scales(x.to_numpy(dtype=float))
     scales = None if col_scales.max() / col_scales.min() <= _SPREAD else col_scales
-    least_squares = is_ols(family) and (weights is None or set(weights.given()) == {"var_weights"})
+    ols = spec_of(family).least_squares  # Gaussian with identity link
+    least_squares = ols and (weights is None or set(weights.given()) == {"var_weights"})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with np.errstate(over="ignore"):  # exp overflow in the inverse link saturates harmlessly
@@ -102,9 +103,9 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
                 fit = _ols(y, x, scales, None if weights is None else weights.var_weights, cov)
             else:
                 # least squares as a GLM reports t tests as WLS does, unless the covariance is robust
-                fit = _glm(y, x, family, scales, weights, use_t=is_ols(family) and not cov.robust, cov=cov)
+                fit = _glm(y, x, family, scales, weights, use_t=ols and not cov.robust, cov=cov)
             fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
-    suspect = not is_ols(family) and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
+    suspect = not ols and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
     rows = None if weights is None else weights.positive_rows()
     xv, yv = x.to_numpy(float), y.to_numpy(float)
     if rows is not None:  # rows of frequency weight zero are not observations
@@ -113,7 +114,7 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
     if scales is not None:
         problems += _out_of_range(fit, list(x.columns))
     with np.errstate(invalid="ignore"):
-        n_bad = 0 if is_ols(family) else invalid_means(family, np.asarray(fit.fittedvalues, dtype=float))
+        n_bad = 0 if ols else invalid_means(family, np.asarray(fit.fittedvalues, dtype=float))
     if n_bad:
         problems.append(f"{n_bad} fitted mean(s) lie outside the {type(family).__name__} family's range (e.g. "
                         "negative means): this is no valid GLM fit (R's glm stops: 'no valid set of "
@@ -188,7 +189,7 @@ def _glm(y: pd.Series, x: pd.DataFrame, family: Any, scales: np.ndarray | None,
             setattr(result, attr, getattr(inner, attr))
         _robust_from(result, inner, scales)
         fit = GLMResultsWrapper(result)
-    if is_ols(family):  # least squares as a GLM (offset, frequency weights): OLS's name for the residuals
+    if spec_of(family).least_squares:  # least squares as a GLM (offset, frequency weights): OLS's name for the residuals
         fit._results.resid = fit._results.resid_response
     return fit
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 import pandas as pd
 
-from ..models import is_ols
+from ..models.families import family_name, spec_of
 from . import broom
 from .fitstats import information_criteria
 from .plot_methods import ResultPlots
@@ -94,7 +94,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
     @property
     def family_name(self) -> str:
         """The family's class name in lower case (``"gaussian"``, ``"binomial"``, ...), for display."""
-        return type(self.family).__name__.lower()
+        return family_name(self.family)
 
     @property
     def selected(self) -> pd.DataFrame:
@@ -253,7 +253,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         >>> bool(np.allclose(fit.resid, df["y"] - fit.predict()))
         True
         """
-        values = self.fit.resid if is_ols(self.family) else self.fit.resid_response
+        values = self.fit.resid if spec_of(self.family).least_squares else self.fit.resid_response
         return pd.Series(np.asarray(values, dtype=float), index=self._train.index, name="resid")
 
     def cov_params(self) -> pd.DataFrame:

@@ -18,20 +18,12 @@ import statsmodels.api as sm
 
 from ..formula.design import design_matrix
 from ..models.base import NO_WEIGHTS, ObservationWeights
+from ..models.families import describe_test as describe_test_name
 from ..models.robust import NONROBUST, RobustCov
 from ..search.streamwise import SearchResult
 from ..streams.generated import DerivedColumns
 from .refit import RefitWarning, refit
 from .results import StreamRegResults
-
-#: the model states' tests, as the summary names them
-_TEST_TEXT = {
-    "t": "partial F (t^2 for a single column)",
-    "paper": "paper 000 code: p = exp(-dRSS / (2 RSS0 / n))",
-    "score": "score (Rao) chi-square",
-    "score-f": "score (Rao) F, Pearson dispersion",
-    "lr": "likelihood ratio chi-square",
-}
 
 
 @dataclass(frozen=True, eq=False)
@@ -143,7 +135,7 @@ def describe_test(search: SearchResult, state: object) -> str:
     if isinstance(cov, RobustCov) and cov.robust:
         return f"{cov.describe()} Wald z (chi-square for multi-column terms)"
     test = str(getattr(state, "test", ""))
-    return _TEST_TEXT.get(test, test)
+    return describe_test_name(test)  # the families' CandidateTest descriptions
 
 
 def fit_selected(model: SelectedModel, selection: SelectionRecord) -> StreamRegResults:

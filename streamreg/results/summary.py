@@ -11,10 +11,10 @@ import textwrap
 from typing import TYPE_CHECKING
 
 import numpy as np
-import statsmodels.api as sm
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
+from ..models.families import spec_of
 from .latex import latex_escape, latex_tabular, note_paragraphs
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def selection_facts(res: StreamRegResults) -> list[tuple[str, str]]:
         by = getattr(res, "missing_by_column", {})  # results pickled before it existed lack it
         shown = ", ".join(f"{c}: {k}" for c, k in list(by.items())[:4]) + (", ..." if len(by) > 4 else "")
         facts.append(("Rows dropped (NaN):", f"{res.n_dropped} ({shown})" if shown else str(res.n_dropped)))
-    if res.success_level is not None and isinstance(res.family, sm.families.Binomial):
+    if res.success_level is not None and spec_of(res.family).response == "binary":
         facts.append(("Modelled:", f"P({res.response_name} = {res.success_level!r})"))
     return facts
 
@@ -153,7 +153,7 @@ def notes(res: StreamRegResults) -> list[str]:
     elif _llf_differs(res):
         # a GLM header whose log-likelihood plugs in statsmodels' Pearson dispersion (Gamma, inverse Gaussian)
         # or leaves out the binomial coefficients of grouped binomial data (proportions, var_weights trials)
-        grouped = isinstance(res.family, sm.families.Binomial)
+        grouped = spec_of(res.family).loglik == "grouped_binomial"
         lines.append(f"The Log-Likelihood above is statsmodels' ("
                      f"{'without the binomial coefficients' if grouped else 'Pearson dispersion'}); R's logLik(), "
                      f"AIC() and BIC(){'' if grouped else ' (dispersion deviance / n)'}, as fit.llf, fit.aic, fit.bic "

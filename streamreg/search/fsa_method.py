@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
-
+from ..models.families import spec_of
 from ..models.protocol import ComparableState
 from ..options import SearchOptions
 from ..screening.fsa import fsa
@@ -141,12 +140,15 @@ class FSA(OwnLoop):
         return out
 
 
+#: FSA's names of the penalised methods' losses (``FamilySpec.penalised_loss``)
+_FSA_LOSS = {"squared": "gaussian", "logistic": "binomial"}
+
+
 def _loss(family: Any) -> str:
     """FSA's loss for a statsmodels family: squared error or logistic, else ValueError."""
+    loss = spec_of(family).loss_for(family)
     link = type(getattr(family, "link", None)).__name__
-    if isinstance(family, sm.families.Gaussian) and link == "Identity":
-        return "gaussian"
-    if isinstance(family, sm.families.Binomial) and link == "Logit":
-        return "binomial"
+    if loss is not None and link in ("Identity", "Logit"):  # the exact link class (not probit, a Logit subclass)
+        return _FSA_LOSS[loss]
     raise ValueError(f"method='fsa' fits the gaussian (identity link) and binomial (logit link) families only, "
                      f"got {type(family).__name__} with link {link}")

@@ -135,7 +135,8 @@ def test_loglik_keeps_the_binomial_coefficients_as_r_does():
 
 def test_select_with_arrays_gives_the_same_selection_and_refit():
     d = data()
-    fit = sr.select(d["p"], d[CANDIDATES], fixed=d[["z"]], family="binomial", var_weights=d["m"].to_numpy())
+    fit = sr.select(d["p"], d[CANDIDATES], fixed=d[["z"]], family="binomial", var_weights=d["m"].to_numpy(),
+                    test="score")
     assert fit.selected_terms == ["x1", "x4"]
     check_against_r(fit, "selected", "weights")
     pd.testing.assert_frame_equal(fit.history.drop(columns="stream"), selected().history.drop(columns="stream"))

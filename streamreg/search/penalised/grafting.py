@@ -23,9 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 
-from ...models import is_ols
+from ...models import spec_of
 from ...models.base import CandidateBlock, equilibrate
 from ...models.protocol import ModelState
 from ...models.separation import is_separated
@@ -90,11 +89,13 @@ def refuse_separating(accepted: list[AcceptedTerm], selected: pd.DataFrame, hist
 
 
 def loss_for_family(family: Any) -> str:
-    """``"squared"`` for Gaussian identity, ``"logistic"`` for binomial logit; else ValueError."""
-    if is_ols(family):
-        return "squared"
-    if isinstance(family, sm.families.Binomial) and isinstance(family.link, sm.families.links.Logit):
-        return "logistic"
+    """``"squared"`` for Gaussian identity, ``"logistic"`` for binomial logit; else ValueError.
+
+    The loss is the family's ``FamilySpec.penalised_loss``.
+    """
+    loss = spec_of(family).loss_for(family)
+    if loss is not None:
+        return loss
     raise ValueError(f"grafting and BP-SFS support the gaussian and binomial (logit) families, "
                      f"not {type(family).__name__}")
 
