@@ -75,7 +75,7 @@ def test_the_tests_are_checked_against_the_table():
     assert check_test(None, sm.families.Poisson()) is None and check_test("lr", sm.families.Poisson()) == "lr"
     with pytest.raises(ValueError, match=r"test must be one of \('t', 'paper'\) for the Gaussian family, got 'lr'"):
         check_test("lr", sm.families.Gaussian())
-    with pytest.raises(ValueError, match=r"test must be one of \('score', 'lr'\) for GLMs, got 't'"):
+    with pytest.raises(ValueError, match=r"test must be one of \('score', 'score-f', 'lr'\) for GLMs, got 't'"):
         check_test("t", sm.families.Binomial())
     with pytest.raises(ValueError, match="test must be one of"):
         fm.BINOMIAL.check_test(None, allow_none=False)
