@@ -15,6 +15,7 @@ from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
 from ..models.families import spec_of
+from .fit_checks import candidate_test_note, dispersion_note, stability_warnings
 from .latex import latex_escape, latex_tabular, note_paragraphs
 
 if TYPE_CHECKING:
@@ -119,6 +120,9 @@ def interaction_note(res: StreamRegResults) -> str | None:
 
 def notes(res: StreamRegResults) -> list[str]:
     lines = [res.guarantee()]
+    tested = candidate_test_note(res)
+    if tested:
+        lines.append(tested)
     about = interaction_note(res)
     if about:
         lines.append(about)
@@ -164,8 +168,14 @@ def notes(res: StreamRegResults) -> list[str]:
         lines.append(f"With freq_weights, No. Observations above counts the rows ({int(res.fit.nobs)}); Df "
                      f"Residuals, BIC and glance()'s nobs count the observations they stand for, "
                      f"sum(freq_weights) = {float(freq.sum()):g}.")
-    for problem in getattr(res, "refit_warnings", []):
+    refit_problems = list(getattr(res, "refit_warnings", []))
+    separated = any(p.startswith("the response is separated") for p in refit_problems)
+    for problem in refit_problems + [w for w in stability_warnings(res)
+                                     if not (separated and w.startswith("nearly separated"))]:
         lines.append(f"WARNING: {problem[0].upper()}{problem[1:]}.")
+    overdispersed = dispersion_note(res)
+    if overdispersed:
+        lines.append(overdispersed)
     return lines
 
 
