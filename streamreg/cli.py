@@ -23,6 +23,7 @@ from . import __version__
 from .api import streamreg
 from .datasets import DatasetError, list_datasets, load
 from .method_options import _method_factory, _parameters
+from .options import DEFAULT_METHOD
 
 if TYPE_CHECKING:
     from .results import StreamRegResults
@@ -63,12 +64,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--data", required=True, help="a data set name (see streamreg.datasets.catalogue(); sets that are not bundled are "
                    "downloaded on first use) or a CSV path")
     p.add_argument("--family", default=None, help="gaussian (default; bundled sets suggest their own), binomial, poisson, ...")
-    p.add_argument("--method", default="alpha-investing", help="selection rule (default alpha-investing)")
+    p.add_argument("--method", default=None,
+                   help="selection rule (default: alpha-investing with w0 = alpha_delta = 0.05 and uniform "
+                        "spending, over 3 passes)")
     p.add_argument("--test", default=None, help="t or paper (gaussian); score or lr (GLMs)")
     p.add_argument("--max-tests", type=int, default=None, help="stop after this many tests")
     p.add_argument("--max-selected", type=int, default=None, help="stop after this many selected terms")
     p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS", help="stop after this long")
-    p.add_argument("--passes", type=int, default=None, help="passes over the streams (default 1)")
+    p.add_argument("--passes", type=int, default=None, help="passes over the streams (default 3 for the default rule, 1 for a named --method)")
     p.add_argument("--validate", type=float, default=None, metavar="FRACTION",
                    help="hold out this fraction of the rows: select on the rest, refit on the held-out rows "
                         "(inference that holds after selection)")
@@ -326,7 +329,7 @@ def _error_text(exc: BaseException) -> str:
 
 
 def _select(args: argparse.Namespace, data: pd.DataFrame, family: str | None) -> StreamRegResults:
-    options = _method_options(args, args.method)
+    options = _method_options(args, args.method or DEFAULT_METHOD)
     for option in ("max_selected", "time_budget", "passes", "validate", "seed", "verbose", "cov_type",
                    *_WEIGHT_FLAGS):
         if getattr(args, option) is not None:
