@@ -272,7 +272,9 @@ class InformationInvesting(_Investing):
         out = history.copy()
         tested = out["test"].notna().to_numpy()
         bid = out["level"].to_numpy(dtype=float)
-        stat = out["statistic"].to_numpy(dtype=float)
+        # the statistic the rule compared: d F for a d-column least-squares term, whose
+        # history column shows F
+        stat = np.asarray(history.attrs.get("compared_statistic", out["statistic"]), dtype=float)
         df = out["df"].to_numpy(dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             saved = np.where(tested, 0.5 * stat * math.log2(math.e), np.nan)

@@ -250,6 +250,9 @@ class HistoryRecorder:
         )
         for f in self.extra:
             out[f] = c[f]
+        # the chi-square-type statistic the rules compared (d F where the column shows F), for
+        # rules that explain their decisions in their own units (information-investing's bits)
+        out.attrs["compared_statistic"] = np.asarray(c["statistic"], dtype=float)
         return out
 
 

@@ -66,3 +66,20 @@ def test_summary_and_plot_show_the_rule_not_a_level():
     ax = fit.plot_pvalues()
     assert [ln.get_label() for ln in ax.get_lines()] == []
     plt.close("all")
+
+
+def test_bits_saved_of_a_multi_column_term_is_what_the_rule_compared():
+    """The history shows F for a d-column least-squares term; the bits are (d F / 2) log2 e."""
+    rng = np.random.default_rng(0)
+    n = 200
+    df = pd.DataFrame({f"x{j}": rng.normal(size=n) for j in range(10)})
+    df["f"] = rng.choice(list("abc"), n)
+    df["y"] = df["x1"] + (df["f"] == "b") * 1.0 + rng.normal(size=n)
+    h = sr.streamreg("y ~ stream(C(f), x*)", df, method="information-investing").history
+    tested = h[h["test"].notna()]
+    np.testing.assert_allclose(tested["bits_saved"], 0.5 * tested["df"] * tested["statistic"] * np.log2(np.e),
+                               rtol=1e-12)
+    assert (tested["df"] == 2).any()
+    # and the decisions are the comparison the history shows
+    np.testing.assert_array_equal(tested["accepted"].to_numpy(),
+                                  (tested["bits_saved"] > tested["bits_needed"]).to_numpy())
