@@ -367,7 +367,8 @@ def select(
     # formula would silently use the wrong column
     reserved = {str(c): "a fixed column" for c in frame.columns[1:]}
     reserved[yname] = "the response"
-    keep_names = opts.search.history == "full" or opts.search.passes > 1  # re-offered items keep theirs
+    # re-offered items keep their names (generators hold nothing, so this is their passes)
+    keep_names = opts.search.history == "full" or opts.search.passes_for(holds_candidates=False) > 1
     stream_objs = as_streams(streams, n, reserved, remember_items=keep_names)
     y_ordered = apply_order(stream_objs, opts.order, yv, opts.seed)
     require_stopping_rule(opts, [s.name for s in stream_objs if not known_length(s)])

@@ -82,6 +82,9 @@ HISTORY_MODES = ("full", "none")
 #: override these; ``method="alpha-investing"`` is the papers' rule with their defaults.
 DEFAULT_METHOD = "alpha-investing"
 DEFAULT_RULE_OPTIONS: Mapping[str, Any] = {"w0": 0.05, "alpha_delta": 0.05, "spending": "uniform"}
+#: passes of the default rule over streams held in memory (arrays, frames); streams that
+#: compute or read their candidates lazily get one pass unless ``passes=`` is given, so that
+#: no default keeps a copy of every rejected candidate of a long stream
 DEFAULT_PASSES = 3
 
 
@@ -111,6 +114,10 @@ class SearchOptions:
     history: str = "full"
     multistream: bool = True
     passes: int = 1
+    #: passes over streams that do not hold their candidates in memory (generators, Dask
+    #: arrays, generated classes), whose re-offers would have to keep every rejected
+    #: candidate's values; None: ``passes``
+    lazy_passes: int | None = None
 
     def __post_init__(self) -> None:
         checked = {
@@ -122,9 +129,14 @@ class SearchOptions:
             "history": _check_history(self.history),
             "multistream": check_bool("multistream", self.multistream),
             "passes": check_integer("passes", self.passes),
+            "lazy_passes": None if self.lazy_passes is None else check_integer("lazy_passes", self.lazy_passes),
         }
         for name, value in checked.items():
             object.__setattr__(self, name, value)  # frozen: normalised once, here
+
+    def passes_for(self, holds_candidates: bool) -> int:
+        """The passes over a stream that does (or does not) hold its candidates in memory."""
+        return self.passes if holds_candidates or self.lazy_passes is None else self.lazy_passes
 
     @property
     def has_stopping_rule(self) -> bool:
@@ -377,10 +389,11 @@ def check_options(*, family: Any = "gaussian", method: Any = None, test: str | N
         An option out of range (the message names the option and the accepted values).
     """
     fam, fam_name = check_family(family)
+    lazy_passes = 1 if method is None and passes is None else None
     method, passes, method_options = default_method(method, passes, method_options)
     search = SearchOptions(block_size=block_size, max_tests=max_tests, max_selected=max_selected,
                            time_budget=time_budget, verbose=verbose, history=history, multistream=multistream,
-                           passes=passes)
+                           passes=passes, lazy_passes=lazy_passes)
     # an explicit math.inf means "no limit, read the stream to its end"
     unlimited = any(_is_real(v) and v == math.inf for v in (max_tests, max_selected, time_budget))
     top_level = STREAMREG_OPTIONS if entry == "streamreg" else SELECT_OPTIONS

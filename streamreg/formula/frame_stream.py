@@ -76,6 +76,8 @@ class FrameStream(Stream):
     ``norms`` are the columns' squared norms when the caller has them (one pass fewer).
     """
 
+    holds_candidates = True
+
     def __init__(self, name: str, frame: pd.DataFrame, candidates: list[Candidate] | None = None, *,
                  names: list[str] | None = None, columns: list[str] | None = None,
                  values: np.ndarray | None = None, functions: Functions | None = None,

@@ -78,9 +78,10 @@ class Streamwise:
     def run(self, state: ModelState, streams: Sequence[Stream], *, fixed: np.ndarray | None = None,
             family: Any = None, options: SearchOptions) -> SearchResult:
         """Arrange the streams (``multistream``, ``passes``) and search them; see :func:`streamwise_search`."""
-        arranged = arrange_streams(list(streams), multistream=options.multistream, passes=options.passes)
+        arranged = arrange_streams(list(streams), multistream=options.multistream, passes=options.passes,
+                                   lazy_passes=options.lazy_passes)
         result = _search(state, arranged, self.policy, options)
-        result.passes = options.passes
+        result.passes = max(getattr(s, "passes", 1) for s in arranged)  # lazy streams may get fewer
         return result
 
     def __repr__(self) -> str:

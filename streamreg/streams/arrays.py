@@ -21,6 +21,8 @@ class MatrixStream(Stream):
     The matrix is sliced, never copied whole; ``order`` is a permutation of the columns.
     """
 
+    holds_candidates = True
+
     n_candidates: int
 
     def __init__(self, name: str, values: np.ndarray, names: Sequence[str], order: np.ndarray | None = None):

@@ -143,6 +143,9 @@ class Stream(ABC):
 
     #: number of candidates if known in advance (None for generators)
     n_candidates: int | None = None
+    #: whether the candidates' values are held in memory (an array, a frame), so that
+    #: re-offering rejected ones in further passes keeps nothing the stream does not hold
+    holds_candidates: bool = False
 
     @property
     def horizon(self) -> int | None:

@@ -40,6 +40,7 @@ class ConcatStream(Stream):
         self.children = list(children)
         sizes = [c.n_candidates for c in self.children]
         self.n_candidates = None if None in sizes else sum(s for s in sizes if s is not None)
+        self.holds_candidates = all(c.holds_candidates for c in self.children)
 
     def take(self, k: int) -> TermBlock | None:
         for child in self.children:
@@ -174,7 +175,7 @@ class PassesStream(Stream):
 
 
 def arrange_streams(streams: list[Stream], *, multistream: bool = True, passes: int = 1,
-                    name: str = "all") -> list[Stream]:
+                    name: str = "all", lazy_passes: int | None = None) -> list[Stream]:
     """The streams the search runs: as given, or concatenated; with extra passes if asked.
 
     Parameters
@@ -187,11 +188,18 @@ def arrange_streams(streams: list[Stream], *, multistream: bool = True, passes: 
         Total number of passes (1: each candidate is offered once).
     name : str
         Name of the single stream when ``multistream=False``.
+    lazy_passes : int, optional
+        Passes over the streams that do not hold their candidates in memory
+        (``Stream.holds_candidates`` False); None: ``passes`` for every stream.
     """
     if not isinstance(passes, (int, np.integer)) or isinstance(passes, bool) or passes < 1:
         raise ValueError(f"passes must be a positive integer, got {passes!r}")
     if not multistream:
         streams = [ConcatStream(name, smallest_first(streams))]
-    if passes > 1:
-        streams = [PassesStream(s, passes) for s in streams]
-    return streams
+    if lazy_passes is not None and lazy_passes < 1:
+        raise ValueError(f"lazy_passes must be a positive integer, got {lazy_passes!r}")
+    out: list[Stream] = []
+    for s in streams:
+        k = passes if lazy_passes is None or s.holds_candidates else lazy_passes
+        out.append(PassesStream(s, k) if k > 1 else s)
+    return out

@@ -1,0 +1,69 @@
+"""The default rule's passes apply to streams held in memory; lazy streams get one pass.
+
+Re-offering a rejected candidate means keeping its values until the next pass: free for an
+array or a frame, but for a generator or a Dask array it would keep a copy of every rejected
+candidate.  So the default (``method=None, passes=None``) runs three passes over the former
+and one over the latter, while an explicit ``passes=`` applies to every stream.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import streamreg as sr
+from streamreg.options import SearchOptions
+from streamreg.streams.arrays import MatrixStream
+from streamreg.streams.passes import PassesStream, arrange_streams
+
+
+def _data(n: int = 100, m: int = 400):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, m))
+    return X, X[:, [5, 300]].sum(axis=1) + rng.normal(size=n)
+
+
+def _gen(X):
+    return ((f"x{j}", X[:, j].copy()) for j in range(X.shape[1]))
+
+
+def test_default_runs_three_passes_over_an_array_and_one_over_a_generator():
+    X, y = _data()
+    held = sr.select(y, X)
+    lazy = sr.select(y, _gen(X), max_tests=math.inf)
+    assert held.history["pass"].max() == 3 and "3 passes" in held.summary().as_text()
+    assert lazy.history["pass"].max() == 1 and "passes)" not in lazy.summary().as_text()
+    # a generator has no known length either: its bids keep the decaying schedule
+    assert "unknown length keeps the decaying sequence" in lazy.guarantee()
+
+
+def test_explicit_passes_apply_to_every_stream():
+    X, y = _data()
+    lazy = sr.select(y, _gen(X), max_tests=math.inf, passes=2)
+    assert lazy.history["pass"].max() == 2
+
+
+def test_formula_frame_streams_hold_their_candidates():
+    X, y = _data()
+    df = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]).assign(y=y)
+    fit = sr.streamreg("y ~ stream(x*)", df)
+    assert fit.history["pass"].max() == 3
+    assert fit.selected_terms == sr.select(y, X).selected_terms
+
+
+def test_arrange_streams_wraps_only_held_streams():
+    X, _ = _data()
+    held = MatrixStream("m", X, [f"x{j}" for j in range(X.shape[1])])
+    assert held.holds_candidates
+    out = arrange_streams([held], passes=3, lazy_passes=1)
+    assert isinstance(out[0], PassesStream) and out[0].passes == 3 and out[0].horizon == 3 * X.shape[1]
+    with pytest.raises(ValueError, match="lazy_passes must be a positive integer, got 0"):
+        arrange_streams([held], passes=3, lazy_passes=0)
+
+
+def test_search_options_passes_for():
+    opts = SearchOptions(passes=3, lazy_passes=1)
+    assert (opts.passes_for(True), opts.passes_for(False)) == (3, 1)
+    assert SearchOptions(passes=2).passes_for(False) == 2
