@@ -49,6 +49,7 @@ from .sequences import (
     ArraySequence,
     FlatSequence,
     LazySequence,
+    MixedSequence,
     check_spending,
     uniform_text,
     user_sequence,
@@ -91,20 +92,25 @@ class GammaWealthRule(Policy):
     def _init_sequence(self, gammai: Sequence[float] | None, spending: str = "decaying") -> None:
         self.spending = check_spending(spending, gammai)
         self.gammai = user_sequence(gammai, 1.0, "gammai")
-        self._gamma: LazySequence | ArraySequence | FlatSequence = (
+        self._gamma: LazySequence | ArraySequence | FlatSequence | MixedSequence = (
             self._default_sequence if self.gammai is None else ArraySequence(np.asarray(self.gammai))
         )
 
     def spending_description(self) -> str:
         """How the rule spends its wealth over the stream, for the guarantee's text."""
-        if self.spending != "uniform":
+        if self.spending == "decaying":
             return ""
-        return uniform_text(getattr(self, "stream_horizon", "template"), "Spending")
+        return uniform_text(getattr(self, "stream_horizon", "template"), "Spending", self.spending)
 
     # -- state -------------------------------------------------------------------------
     def _reset(self) -> None:
-        if self.spending == "uniform":  # the horizon is known only now, at the start
-            self._gamma = FlatSequence(self.stream_horizon) if self.stream_horizon else self._default_sequence
+        if self.spending != "decaying":  # the horizon is known only now, at the start
+            if not self.stream_horizon:
+                self._gamma = self._default_sequence
+            elif self.spending == "uniform":
+                self._gamma = FlatSequence(self.stream_horizon)
+            else:
+                self._gamma = MixedSequence(self._default_sequence, FlatSequence(self.stream_horizon))
         self._alpha = self.alpha * self.share
         self._w0 = self.w0 * self.share
         self._n_ticks = 0  # ticks among the tests so far
@@ -222,11 +228,12 @@ class LORDPlusPlus(GammaWealthRule):
         Non-negative spending sequence summing to at most 1 (zero beyond its end).  The
         default is onlineFDR's ``0.07720838 log(max(j, 2)) / (j exp(sqrt(log j)))``,
         computed lazily.
-    spending : {"decaying", "uniform"}, default "decaying"
+    spending : {"decaying", "uniform", "hedged"}, default "decaying"
         ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H`` (its candidates times
         ``passes``, at most ``max_tests``), so that signals late in a long stream find the
-        same wealth as early ones; a stream of unknown length keeps the decaying default.
-        Not combined with ``gammai``.
+        same wealth as early ones; ``"hedged"``: the mean of the decaying default and
+        ``1 / H``.  A stream of unknown length keeps the decaying default.  Not combined
+        with ``gammai``.
 
     Examples
     --------
@@ -284,8 +291,9 @@ class SAFFRON(GammaWealthRule):
         Candidate threshold, in (0, 1).
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
-    spending : {"decaying", "uniform"}, default "decaying"
-        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H`` (see LORD++).
+    spending : {"decaying", "uniform", "hedged"}, default "decaying"
+        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``: the
+        mean of the default and ``1 / H`` (see LORD++).
 
     Examples
     --------
@@ -354,8 +362,9 @@ class ADDIS(GammaWealthRule):
         Discarding threshold, in (0, 1].
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
-    spending : {"decaying", "uniform"}, default "decaying"
-        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H`` (see LORD++).
+    spending : {"decaying", "uniform", "hedged"}, default "decaying"
+        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``: the
+        mean of the default and ``1 / H`` (see LORD++).
 
     Examples
     --------
@@ -424,8 +433,9 @@ class AlphaInvestingFDR(GammaWealthRule):
         Initial wealth, ``0 <= w0 < alpha``; defaults to ``alpha / 2`` as in onlineFDR.
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
-    spending : {"decaying", "uniform"}, default "decaying"
-        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H`` (see LORD++).
+    spending : {"decaying", "uniform", "hedged"}, default "decaying"
+        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``: the
+        mean of the default and ``1 / H`` (see LORD++).
 
     Examples
     --------

@@ -22,37 +22,44 @@ from .base import Plan, Policy
 from .sequences import check_spending, uniform_text
 
 
-def bid_divisor(idx: np.ndarray | float, horizon: int | None) -> np.ndarray | float:
+def bid_divisor(idx: np.ndarray | float, horizon: int | None, spending: str = "uniform") -> np.ndarray | float:
     """What test ``idx`` (1-based) divides the wealth by to bid.
 
-    ``2 idx`` (Zhou et al. 2006, front-loaded); with a known ``horizon`` H, ``H - idx + 2``:
-    the wealth spread evenly over the tests left, so that under rejection every bid is
-    ``w0 / (H + 1)`` and the last test still leaves ``1 / 2`` of its wealth.
+    ``2 idx`` (Zhou et al. 2006, front-loaded) when ``horizon`` is None.  With a known
+    horizon H, ``"uniform"``: ``H - idx + 2``, the wealth spread evenly over the tests left, so
+    that under rejection every bid is ``w0 / (H + 1)`` and the last test still leaves half its
+    wealth; ``"hedged"``: half of each, the bid ``w (1 / (4 idx) + 1 / (2 (H - idx + 2)))``, so
+    that signals early in the stream (where users put the terms they believe in) find the
+    front-loaded bids and signals anywhere else half the uniform ones.
     """
     if horizon is None:
         return 2.0 * np.asarray(idx, dtype=float) if isinstance(idx, np.ndarray) else 2.0 * idx
-    return np.maximum(horizon - np.asarray(idx, dtype=float) + 2.0, 2.0) if isinstance(idx, np.ndarray) \
+    left = np.maximum(horizon - np.asarray(idx, dtype=float) + 2.0, 2.0) if isinstance(idx, np.ndarray) \
         else max(horizon - idx + 2.0, 2.0)
+    if spending == "hedged":
+        return 1.0 / (0.25 / idx + 0.5 / left)
+    return left
 
 
-def rejection_schedule(log_w: float, n_tested: int, m: int,
-                       horizon: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def rejection_schedule(log_w: float, n_tested: int, m: int, horizon: int | None = None,
+                       spending: str = "uniform") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Log-bids, bids and wealth after each of the next ``m`` tests, all rejected, from
     log-wealth ``log_w`` after ``n_tested`` tests (bids as :func:`bid_divisor`).  The first
     ``k`` entries do not depend on ``m`` (the running sum is sequential), so a prefix may be
     computed on its own."""
     idx = n_tested + 1 + np.arange(m, dtype=float)
-    divisor = bid_divisor(idx, horizon)
+    divisor = bid_divisor(idx, horizon, spending)
     log_keep = np.log1p(-1.0 / divisor)  # wealth factor of a rejection at test idx
     log_w_before = log_w + np.concatenate(([0.0], np.cumsum(log_keep[:-1])))
     log_bid = log_w_before - np.log(divisor)
     return log_bid, np.exp(log_bid), np.exp(log_w_before + log_keep)
 
 
-def _bids_and_wealth(state: tuple[float, int, int | None], n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Bids and wealth-after of the next ``n`` tests, all rejected, from ``(log_w, n_tested, horizon)``."""
-    log_w, n_tested, horizon = state
-    return rejection_schedule(log_w, n_tested, n, horizon)[1:]
+def _bids_and_wealth(state: tuple[float, int, int | None, str], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Bids and wealth-after of the next ``n`` tests, all rejected, from ``(log_w, n_tested, horizon,
+    spending)``."""
+    log_w, n_tested, horizon, spending = state
+    return rejection_schedule(log_w, n_tested, n, horizon, spending)[1:]
 
 
 class _Investing(Policy):
@@ -70,12 +77,13 @@ class _Investing(Policy):
         """Whether an acceptance also costs its bid (alpha-investing: yes)."""
         return True
 
-    #: ``"decaying"`` (bids ``w / (2 i)``) or ``"uniform"`` (the wealth spread over the horizon)
+    #: ``"decaying"`` (bids ``w / (2 i)``), ``"uniform"`` (the wealth spread over the horizon) or
+    #: ``"hedged"`` (the mean of the two)
     spending: str = "decaying"
 
     def _reset(self) -> None:
         self._log_w = math.log(self._initial_wealth() * self.share)
-        self._horizon = self.stream_horizon if self.spending == "uniform" and self.stream_horizon else None
+        self._horizon = self.stream_horizon if self.spending != "decaying" and self.stream_horizon else None
 
     @property
     def wealth(self) -> float:
@@ -85,7 +93,7 @@ class _Investing(Policy):
         """A bound on the log-bids of a run of rejections: the next test's ``log(w / (2 i))``,
         the largest, raised by far more than any rounding difference from the schedule's own
         value of it, so that it is at least every bid the schedule gives."""
-        first = self._log_w - math.log(bid_divisor(self.n_tested + 1, self._horizon))
+        first = self._log_w - math.log(bid_divisor(self.n_tested + 1, self._horizon, self.spending))
         return first + 1e-12 * (1.0 + abs(first))
 
     @abstractmethod
@@ -96,11 +104,11 @@ class _Investing(Policy):
     def plan(self, outcomes: TestOutcomes) -> Plan:
         # the schedule is a pure function of the state now: the levels and wealths of a run
         # of rejections are computed only if the history is read
-        state = (self._log_w, self.n_tested, self._horizon)
+        state = (self._log_w, self.n_tested, self._horizon, self.spending)
         computed: list[tuple[np.ndarray, np.ndarray]] = []
 
         def log_bids(n: int) -> np.ndarray:
-            log_bid, bid, wealth = rejection_schedule(state[0], state[1], n, state[2])
+            log_bid, bid, wealth = rejection_schedule(state[0], state[1], n, state[2], state[3])
             computed.append((bid, wealth))
             return log_bid
 
@@ -113,11 +121,11 @@ class _Investing(Policy):
         n_rejected = n - 1 if last_accepted else n
         if n_rejected:
             idx = self.n_tested + 1 + np.arange(n_rejected, dtype=float)
-            self._log_w += float(np.sum(np.log1p(-1.0 / bid_divisor(idx, self._horizon))))
+            self._log_w += float(np.sum(np.log1p(-1.0 / bid_divisor(idx, self._horizon, self.spending))))
             self.n_tested += n_rejected
         if last_accepted:
             w = math.exp(self._log_w)
-            bid = w / bid_divisor(self.n_tested + 1, self._horizon) if self._charges_bid_on_accept() else 0.0
+            bid = w / bid_divisor(self.n_tested + 1, self._horizon, self.spending) if self._charges_bid_on_accept() else 0.0
             self._log_w = math.log(w - bid + self._payout())
             self.n_tested += 1
             self.n_accepted += 1
@@ -136,12 +144,13 @@ class AlphaInvesting(_Investing):
         Initial wealth (split evenly between streams in a multi-stream search).
     alpha_delta : float, default 0.5
         Payout earned by each acceptance; also the mFDR level controlled.
-    spending : {"decaying", "uniform"}, default "decaying"
+    spending : {"decaying", "uniform", "hedged"}, default "decaying"
         ``"decaying"`` bids ``w_i / (2 i)``, front-loading the wealth on the first tests and
         those right after an acceptance.  ``"uniform"`` bids ``w_i / (H - i + 2)`` on a
         stream of known horizon ``H`` (candidates times ``passes``, at most ``max_tests``):
         the wealth spread evenly over the tests left, ``w0 / (H + 1)`` each until an
-        acceptance.  A stream of unknown length keeps the decaying bids.
+        acceptance.  ``"hedged"`` bids the mean of the two fractions.  A stream of unknown
+        length keeps the decaying bids.
 
     Examples
     --------
@@ -196,9 +205,9 @@ class AlphaInvesting(_Investing):
         )
 
     def _spending_text(self) -> str:
-        if self.spending != "uniform":
+        if self.spending == "decaying":
             return ""
-        return uniform_text(getattr(self, "stream_horizon", "template"), "Bids")
+        return uniform_text(getattr(self, "stream_horizon", "template"), "Bids", self.spending)
 
 
 class InformationInvesting(_Investing):

@@ -114,27 +114,38 @@ class FlatSequence:
         return np.where((index >= 1) & (index <= self.horizon), 1.0 / self.horizon, 0.0)
 
 
+class MixedSequence:
+    """Half of each of two sequences: ``g_j = (a_j + b_j) / 2`` (sums to at most 1 if both do)."""
+
+    def __init__(self, first: Callable[[np.ndarray], np.ndarray], second: Callable[[np.ndarray], np.ndarray]):
+        self.first, self.second = first, second
+
+    def __call__(self, index: np.ndarray) -> np.ndarray:
+        return 0.5 * self.first(index) + 0.5 * self.second(index)
+
+
 #: values of ``spending=``: onlineFDR's decaying sequences, or an even spread over the horizon
-SPENDING = ("decaying", "uniform")
+SPENDING = ("decaying", "uniform", "hedged")
 
 
 def check_spending(spending: object, gammai: object = None) -> str:
     """``spending=`` checked (and not combined with a user ``gammai``)."""
     if spending not in SPENDING:
         raise ValueError(f"spending must be one of {SPENDING}, got {spending!r}")
-    if spending == "uniform" and gammai is not None:
-        raise ValueError("spending='uniform' sets the spending sequence from the stream's length; "
+    if spending != "decaying" and gammai is not None:
+        raise ValueError(f"spending={spending!r} sets the spending sequence from the stream's length; "
                          "give either spending= or gammai=, not both")
     return str(spending)
 
 
-def uniform_text(horizon: object, what: str) -> str:
-    """The guarantee's sentence on uniform spending: with the horizon of a started rule, or in
-    general for a template (each stream of a search has its own horizon)."""
+def uniform_text(horizon: object, what: str, spending: str = "uniform") -> str:
+    """The guarantee's sentence on uniform (or hedged) spending: with the horizon of a started
+    rule, or in general for a template (each stream of a search has its own horizon)."""
+    how = "spread evenly over" if spending == "uniform" else "half front-loaded, half spread evenly over"
     if isinstance(horizon, int) and horizon > 0:
-        return f" {what} spread evenly over the stream's {horizon} tests."
+        return f" {what} {how} the stream's {horizon} tests."
     if horizon == "template":
-        return (f" {what} spread evenly over each stream's tests (its candidates times passes, at most "
+        return (f" {what} {how} each stream's tests (its candidates times passes, at most "
                 "max_tests); a stream of unknown length keeps the decaying sequence.")
     return " The stream's length is unknown, so the spending follows the decaying sequence."
 

@@ -98,7 +98,7 @@ def test_uniform_saffron_is_block_size_free(block_size):
 
 
 def test_spending_refusals():
-    with pytest.raises(ValueError, match=r"spending must be one of \('decaying', 'uniform'\), got 'flat'"):
+    with pytest.raises(ValueError, match=r"spending must be one of \('decaying', 'uniform', 'hedged'\), got 'flat'"):
         LORDPlusPlus(spending="flat")
     with pytest.raises(ValueError, match="give either spending= or gammai=, not both"):
         LORDPlusPlus(gammai=[0.5, 0.5], spending="uniform")
@@ -122,3 +122,42 @@ def test_started_rule_names_its_horizon():
     assert rule.guarantee().endswith("Spending spread evenly over the stream's 600 tests.")
     rule.start(n_obs=50, n_candidates=None)
     assert rule.guarantee().endswith("The stream's length is unknown, so the spending follows the decaying sequence.")
+
+
+def _naive_hedged_investing(pvalues: np.ndarray, w0: float, payout: float, horizon: int):
+    """Alpha-investing bidding the mean of the decaying and the uniform fractions, one test at a time."""
+    w, levels, accepted = w0, [], []
+    for i, p in enumerate(pvalues, start=1):
+        bid = w * (0.5 / (2 * i) + 0.5 / max(horizon - i + 2, 2))
+        levels.append(bid)
+        if p < bid:
+            w = w - bid + payout
+            accepted.append(i - 1)
+        else:
+            w -= bid
+    return np.array(levels), accepted
+
+
+@pytest.mark.parametrize("block_size", [1, 3, 512])
+def test_hedged_alpha_investing_equals_naive_loop(block_size):
+    X, y = _data()
+    m = X.shape[1]
+    fit = sr.select(y, X, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="hedged",
+                    block_size=block_size)
+    h = fit.history
+    levels, accepted = _naive_hedged_investing(h["pvalue"].to_numpy(), 0.05, 0.05, m)
+    np.testing.assert_allclose(h["level"].to_numpy(), levels, rtol=1e-12)
+    assert fit.selected_terms == [f"x{j}" for j in accepted]
+    assert "half front-loaded, half spread evenly" in fit.guarantee()
+
+
+def test_hedged_lord_equals_the_mean_of_the_two_sequences():
+    from streamreg.policies.online_fdr import lord_gamma
+
+    X, y = _data(3)
+    m = X.shape[1]
+    a = sr.select(y, X, method="lord++", alpha=0.1, w0=0.1, spending="hedged")
+    j = np.arange(1, m + 1)
+    b = sr.select(y, X, method="lord++", alpha=0.1, w0=0.1, gammai=0.5 * lord_gamma(j) + 0.5 / m)
+    assert a.selected_terms == b.selected_terms
+    np.testing.assert_allclose(a.history["level"].to_numpy(), b.history["level"].to_numpy(), rtol=1e-12)
