@@ -15,6 +15,7 @@ import statsmodels.api as sm
 from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
+from .html_safe import tables_html
 from .latex import latex_escape, latex_tabular, note_paragraphs
 
 if TYPE_CHECKING:
@@ -192,6 +193,10 @@ class StreamRegSummary(Summary):
         if self.extra_txt is not None:
             parts.extend(latex_escape(note) for note in note_paragraphs(self.extra_txt))
         return "\n\n".join(parts)
+
+    def as_html(self) -> str:
+        """statsmodels' HTML with every name and note escaped (a column may be named ``<script>``)."""
+        return tables_html(self.tables, self.extra_txt)
 
 
 def add_selection_block(summary: Summary, res: StreamRegResults, width: int = 78) -> StreamRegSummary:
