@@ -13,10 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-#: stray text is at most this share of a column's values (more: a factor, or text meant as such)
-_STRAY_SHARE = 0.05
-#: and the numbers take at least this many distinct values (fewer: maybe codes of a factor)
-_MIN_NUMBERS = 10
+from ..validators import stray_text
 
 
 def dtype_mask(frame: pd.DataFrame, test: Callable[[Any], bool]) -> np.ndarray:
@@ -63,18 +60,3 @@ def refuse_odd_columns(data: pd.DataFrame, positions: np.ndarray) -> None:
                 f"column {name!r} holds numbers but also the text {value!r} (row {row!r}{others}), so it would be "
                 f"read as a factor, not as numbers: make such entries missing, e.g. data[{name!r}] = "
                 f"pd.to_numeric(data[{name!r}], errors='coerce') (or read the CSV with na_values=[{value!r}])")
-
-
-def stray_text(series: pd.Series) -> tuple[Any, Any, int] | None:
-    """(first text value, its row label, how many) when ``series`` is numbers with a little text."""
-    values = series.dropna()
-    if values.empty:
-        return None
-    numbers = pd.to_numeric(values, errors="coerce")
-    text = numbers.isna().to_numpy()
-    count = int(text.sum())
-    if count == 0 or count > _STRAY_SHARE * len(values) or numbers.nunique() < _MIN_NUMBERS:
-        return None
-    first = int(np.argmax(text))
-    value = values.iloc[first]
-    return (value.item() if isinstance(value, np.generic) else value), values.index[first], count

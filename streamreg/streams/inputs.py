@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..formula.odd_columns import stray_text
+from ..validators import stray_text
 from .arrays import CandidateNames, IterableStream, MatrixStream
 from .base import NameRange, Stream
 from .dask_array import DaskArrayStream, is_dask_array
