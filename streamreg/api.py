@@ -19,6 +19,7 @@ from .formula.design import (
     term_name,
 )
 from .formula.namespace import called_functions
+from .formula.parse import FormulaError
 from .formula.terms import selected_rhs
 from .held_out import (
     held_out,
@@ -224,10 +225,15 @@ def streamreg(
                       "grouped": "var_weights" in (opts.weights or {}),  # proportions of var_weights trials
                       "functions": opts.functions, "family": fam, "roles": list(dict.fromkeys(roles.values())),
                       "seed": opts.seed}
-    if on_dask:  # the model's columns are gathered; the candidates stay on the cluster
-        design, column_of = build_dask_design(formula, data, **design_options)
-    else:
-        design, column_of = build_design(formula, data, **design_options), {}
+    try:
+        if on_dask:  # the model's columns are gathered; the candidates stay on the cluster
+            design, column_of = build_dask_design(formula, data, **design_options)
+        else:
+            design, column_of = build_design(formula, data, **design_options), {}
+    except RecursionError:  # patsy and Python's parser recurse once per operator
+        raise FormulaError(f"the formula ({len(formula):,} characters) has too many terms or too deep a nesting "
+                           "to evaluate (Python's recursion limit); offer many columns through a stream() glob "
+                           "such as stream(x*) rather than term by term") from None
     if design.n_dropped:
         warnings.warn(design.dropped_message(), stacklevel=2)
     if design.rows is not None:

@@ -21,6 +21,7 @@ import pandas as pd
 
 from . import __version__
 from .api import streamreg
+from .cli_files import STDOUT, FileError, check_outputs, check_regular, csv_safe, duplicated_names, write_text
 from .datasets import DatasetError, list_datasets, load
 from .method_options import _method_factory, _parameters
 from .options import DEFAULT_METHOD
@@ -85,9 +86,10 @@ def _parser() -> argparse.ArgumentParser:
                         "nonrobust (default), HC0, HC1, HC2, HC3 or cluster (statsmodels' names)")
     p.add_argument("--cluster", default=None, metavar="COLUMN", help="the data column of the clusters of --cov-type cluster")
     p.add_argument("--version", action="version", version=f"streamreg {__version__}")
-    p.add_argument("--latex", metavar="FILE", help="also write the summary as LaTeX")
-    p.add_argument("--html", metavar="FILE", help="also write the summary as HTML")
-    p.add_argument("--history", metavar="FILE", help="write the selection history as CSV")
+    p.add_argument("--latex", metavar="FILE", help="also write the summary as LaTeX (- for standard output, "
+                   "which then holds it alone: the text summary goes to stderr)")
+    p.add_argument("--html", metavar="FILE", help="also write the summary as HTML (- for standard output)")
+    p.add_argument("--history", metavar="FILE", help="write the selection history as CSV (- for standard output)")
     p.add_argument("--keep-history", choices=("full", "none"), default="full",
                    help="history rows kept: full (one per candidate, default) or none (only the accepted "
                         "and refused ones: memory stays flat on long streams)")
@@ -212,6 +214,10 @@ def _check_fields(fh: TextIO, what: str) -> None:
         header = next((row for row in reader if row), None)  # pandas skips leading blank lines too
         if header is None:
             raise CLIError(f"{what} is empty")
+        dups = duplicated_names(header)
+        if dups:  # pandas would rename them x.1, x.2 and a glob would offer each
+            raise CLIError(f"{what} has duplicated column names: {', '.join(repr(d) for d in dups)}; "
+                           "rename them so that each column has its own name")
         for row in reader:
             if row and len(row) != len(header):
                 raise CLIError(f"{what} is a ragged CSV: line {reader.line_num} has {len(row)} fields "
@@ -237,6 +243,10 @@ def _read_csv(path: Path) -> pd.DataFrame:
     what = f"--data {str(path)!r}"
     if path.is_dir():
         raise CLIError(f"{what} is a directory, not a CSV file")
+    try:
+        check_regular("--data", str(path))  # a FIFO with no writer would block for ever
+    except FileError as exc:
+        raise CLIError(str(exc)) from None
     _check_csv(path, what)
     try:
         data = pd.read_csv(path)
@@ -265,7 +275,13 @@ def _load_data(name: str) -> tuple[pd.DataFrame, str | None]:
 # -- output ------------------------------------------------------------------------------
 
 def _check_writable(option: str, value: str) -> None:
-    """Fail before the (possibly long) selection rather than after it."""
+    """Fail before the (possibly long) selection rather than after it (``-``: standard output)."""
+    if value == STDOUT:
+        return
+    try:
+        check_regular(option, value)  # opening a FIFO with no reader would block for ever
+    except FileError as exc:
+        raise CLIError(str(exc)) from None
     path = Path(value)
     if path.is_dir():
         raise CLIError(f"{option} {value!r} is a directory; give a file name")
@@ -283,9 +299,10 @@ def _check_writable(option: str, value: str) -> None:
 
 def _write_outputs(args: argparse.Namespace, fit: StreamRegResults, smry: StreamRegSummary) -> None:
     writers: dict[str, Callable[[str], object]] = {
-        "latex": lambda path: Path(path).write_text(smry.as_latex(), encoding="utf-8"),
-        "html": lambda path: Path(path).write_text(smry.as_html(), encoding="utf-8"),
-        "history": lambda path: fit.history.to_csv(path, index=False),
+        "latex": lambda path: write_text(path, smry.as_latex()),
+        "html": lambda path: write_text(path, smry.as_html()),  # every name and note escaped
+        # text cells that a spreadsheet would run as formulas are prefixed with '
+        "history": lambda path: csv_safe(fit.history).to_csv(sys.stdout if path == STDOUT else path, index=False),
     }
     for option, attr in _OUTPUTS.items():
         value = getattr(args, attr)
@@ -356,9 +373,14 @@ def _family_hint(message: str, given: str | None, suggested: str | None, data: s
 
 def _run(args: argparse.Namespace) -> int:
     data, suggested = _load_data(args.data)
-    for option, attr in _OUTPUTS.items():
-        if getattr(args, attr):
-            _check_writable(option, getattr(args, attr))
+    outputs = [(option, getattr(args, attr)) for option, attr in _OUTPUTS.items() if getattr(args, attr)]
+    from_file = args.data not in list_datasets()
+    try:
+        check_outputs(outputs, [("--data", args.data)] if from_file else [])
+    except FileError as exc:
+        raise CLIError(str(exc)) from None
+    for option, value in outputs:
+        _check_writable(option, value)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
         try:
@@ -369,8 +391,10 @@ def _run(args: argparse.Namespace) -> int:
     for w in caught:  # one line each, after a successful run only
         print(f"streamreg: warning: {_as_flags(_one_line(str(w.message)))}", file=sys.stderr)
     _write_outputs(args, fit, smry)  # before printing: a closed pipe must not lose the files
-    print(smry.as_text())
-    print(f"\nSelected formula: {fit.selected_formula}")
+    # an output on standard output (-) has it to itself: the summary goes to stderr
+    text = sys.stderr if any(value == STDOUT for _, value in outputs) else sys.stdout
+    print(smry.as_text(), file=text)
+    print(f"\nSelected formula: {fit.selected_formula}", file=text)
     sys.stdout.flush()  # a broken pipe surfaces here, inside main, not at interpreter exit
     return 0
 

@@ -9,6 +9,7 @@ import numbers
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 
 def _is_int(value: object) -> bool:
@@ -87,3 +88,24 @@ def check_number(name: str, value: Any, *, low: float = 0.0, high: float = math.
         interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
         raise ValueError(f"{name} must be {what or 'in ' + interval}, got {value!r}")
     return float(value)
+
+
+#: stray text is at most this share of a column's values (more: a factor, or text meant as such)
+_STRAY_SHARE = 0.05
+#: and the numbers take at least this many distinct values (fewer: maybe codes of a factor)
+_MIN_NUMBERS = 10
+
+
+def stray_text(series: pd.Series) -> tuple[Any, Any, int] | None:
+    """(first text value, its row label, how many) when ``series`` is numbers with a little text."""
+    values = series.dropna()
+    if values.empty:
+        return None
+    numbers = pd.to_numeric(values, errors="coerce")
+    text = numbers.isna().to_numpy()
+    count = int(text.sum())
+    if count == 0 or count > _STRAY_SHARE * len(values) or numbers.nunique() < _MIN_NUMBERS:
+        return None
+    first = int(np.argmax(text))
+    value = values.iloc[first]
+    return (value.item() if isinstance(value, np.generic) else value), values.index[first], count

@@ -57,6 +57,7 @@ from .names import (
     variables,
 )
 from .namespace import term_functions
+from .odd_columns import refuse_odd_columns
 from .parse import FormulaError, ParsedFormula, StreamSpec, check_nested, parse_formula
 from .resolve import Resolved, mark_constant_factors, resolve_stream
 from .response import binomial_response, check_successes, numeric_binomial
@@ -227,6 +228,7 @@ def build_design(
     else:
         used_mask |= np.fromiter(map(used.__contains__, columns), dtype=bool, count=len(columns))
     used_pos = np.flatnonzero(used_mask)
+    refuse_odd_columns(data, used_pos)  # complex numbers, numbers with a stray "n/a"
     frame = data.iloc[:, _as_slice(used_pos)]  # a view until written (copy-on-write), not a copy
     in_frame = np.cumsum(used_mask) - 1  # data position -> frame position
     # numeric stream() columns: one float matrix per stream, taken from the frame once; one

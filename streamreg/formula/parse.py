@@ -67,9 +67,23 @@ class ParsedFormula:
 # A formula is code (as in R): patsy evaluates its terms as Python.  Evaluation sees only
 # the data, np, patsy's functions and functions= (see design.py); these checks keep terms
 # from reaching Python internals through names or attributes, and fail before any evaluation.
-_DUNDER = re.compile(r"(?:\w+\s*\.\s*)*\w*__\w*(?:\s*\.\s*\w+)*")
+# a dunder is a word holding "__"; the message shows it with the dotted chain around it.  Found
+# by str.find and matched outward from there (linear: one regex search for the whole chain
+# backtracked over every start of a long a.a.a... chain, quadratic in the formula's length)
+_WORD_END = re.compile(r"\w*")
+_CHAIN_AFTER = re.compile(r"(?:\s*\.\s*\w+)*")  # also matches the chain before, read backwards
 _SKIP_TOKENS = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
                 tokenize.ENDMARKER}
+
+
+def _match_end(pattern: re.Pattern[str], text: str, pos: int) -> int:
+    m = pattern.match(text, pos)  # the patterns may match nothing, so they always match
+    return m.end() if m else pos
+
+
+def clip(text: str, width: int = 60) -> str:
+    """``text`` shortened to about ``width`` characters for a message (a formula may be very long)."""
+    return text if len(text) <= width else f"{text[:width - 25]} ... {text[-20:]}"
 
 
 def _outside_strings(text: str) -> str:
@@ -80,10 +94,18 @@ def _outside_strings(text: str) -> str:
 
 def check_no_dunder(text: str, what: str = "the formula") -> None:
     """Refuse names with a double underscore (``__import__``, ``x.__class__``)."""
-    m = _DUNDER.search(_outside_strings(text))
-    if m:
+    code = _outside_strings(text)
+    at = code.find("__")
+    if at >= 0:
+        end = _match_end(_WORD_END, code, at)
+        end = _match_end(_CHAIN_AFTER, code, end)
+        start = at
+        while start > 0 and (code[start - 1].isalnum() or code[start - 1] == "_"):
+            start -= 1
+        back = code[::-1]
+        start = len(code) - _match_end(_CHAIN_AFTER, back, len(code) - start)
         raise FormulaError(
-            f"{m.group(0).strip()!r} in {what} is not allowed: a formula is evaluated as code, and "
+            f"{clip(code[start:end].strip())!r} in {clip(what, 100)} is not allowed: a formula is evaluated as code, and "
             "names with a double underscore reach Python internals (quote a column so named: Q('a__b'))"
         )
 
@@ -121,7 +143,7 @@ def check_attributes(code: str, what: str) -> None:
         )
         if not ok:
             raise FormulaError(
-                f"attribute access {_dotted(toks, k)!r} in {what} is not allowed: a formula may call "
+                f"attribute access {clip(_dotted(toks, k))!r} in {clip(what, 100)} is not allowed: a formula may call "
                 "np.<function> (e.g. np.log(x)) but use no other attributes; create derived columns first"
             )
 

@@ -6,6 +6,7 @@ million columns resolves at array speed (:class:`~.names._NameTable`).
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -34,6 +35,10 @@ class Resolved:
 
 def _position(positions: ColumnPositions, colset: Container[str], name: str) -> int | None:
     return positions[name] if name in colset else None
+
+
+#: a glob with a character class such as x[1-3], which unquoted reads as subscripted code
+_GLOB_CLASS = re.compile(r"[\w.*?]*\[!?[\w-]+\][\w.*?\[\]!-]*")
 
 
 def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str], taken: set[str], data: pd.DataFrame,
@@ -75,6 +80,9 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str], taken
             unknown = {n for n in names_in(arg) if n not in colset and n not in _PATSY_NAMES and n != "np"}
             unknown = {n for n in unknown if not hasattr(builtins, n)}
             if unknown:
+                if _GLOB_CLASS.fullmatch(arg):  # x[1-3]: the '-' made it code (x indexed by 1 - 3)
+                    raise FormulaError(f"{spec.text}: {arg!r} is read as code (a column indexed by {arg[arg.index('['):]}), "
+                                       f"not as a pattern, because of its '-'; quote the pattern: stream('{arg}')")
                 raise FormulaError(f"unknown column(s) {sorted(unknown)} in the candidate term {arg!r} of {spec.text}")
             for v in sorted(names_in(arg) & colset):
                 refuse_dates(data.iloc[:, where[v]], f"column {v!r} in the candidate term {arg!r} of {spec.text}")
@@ -113,6 +121,11 @@ def resolve_stream(spec: StreamSpec, columns: list[str], colset: set[str], taken
         items.append(("columns", free, names, numeric, table.term_names(free, names)))
         offered[free] = True
         plain = plain and bool(numeric.all())
+    if not items and earlier is not None and any((table.glob(a) & earlier).any() for a in spec.args
+                                                 if a not in spec.terms):
+        raise FormulaError(f"{spec.text} has no candidates left: the columns it matches are offered by an earlier "
+                           "stream() (a column is a candidate of one stream only); remove the repeated stream() or "
+                           "narrow its pattern")
     if not items:
         raise FormulaError(
             f"{spec.text} has no candidates left: every matched column is the response, a fixed "

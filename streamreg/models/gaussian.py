@@ -28,6 +28,7 @@ from .base import (
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN
 from .robust import NONROBUST, RobustCov, RobustScorer
+from .scale import too_large
 
 TESTS = GAUSSIAN.test_names  # ``FamilySpec.tests`` of least squares
 
@@ -98,7 +99,11 @@ class GaussianState:
         self.resid = self.basis.residualise(self._target[:, None])[:, 0]
         # one more projection keeps r orthogonal to Q to rounding error
         self.resid = self.basis.residualise(self.resid[:, None])[:, 0]
-        self.rss = float(self.resid @ self.resid)
+        with np.errstate(over="ignore"):
+            self.rss = float(self.resid @ self.resid)
+        if not np.isfinite(self.rss):  # a response near 1e154 or beyond: its squares overflow
+            raise ValueError("the residual sum of squares overflowed floating point: "
+                             + (too_large("the response", self.y) or "rescale the response"))
         self._qr = np.column_stack([self.basis.q, self.resid])
         self._robust = RobustScorer(self.basis.q, self.resid, self.cov, self.nobs) if self.cov.robust else None
 

@@ -56,6 +56,7 @@ from .base import (
 )
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN_GLM, family_name, spec_of
+from .scale import too_large
 from .separation import mle_exists, one_outcome_indicators
 
 TESTS = GAUSSIAN_GLM.test_names  # the tests of every GLM family (``FamilySpec.tests``)
@@ -248,8 +249,9 @@ class GLMState:
                              f"{type(family).__name__} family's range (e.g. negative means): no valid fit with "
                              "this link; use a link that keeps the means in range, such as log")
         if fit.problem is not None:
-            raise ValueError("the GLM of the response on the fixed terms alone did not converge; check the "
-                             "fixed terms and the family")
+            scale = too_large("the response", self.y)  # IRLS squares the means: name that cause
+            raise ValueError("the GLM of the response on the fixed terms alone did not converge"
+                             + (f": {scale}" if scale else "; check the fixed terms and the family"))
         self.result = fit.result
         self._refresh()
 

@@ -16,6 +16,7 @@ from statsmodels.iolib.table import SimpleTable
 
 from ..models.families import spec_of
 from .fit_checks import candidate_test_note, dispersion_note, stability_warnings
+from .html_safe import tables_html
 from .latex import latex_escape, latex_tabular, note_paragraphs
 
 if TYPE_CHECKING:
@@ -202,6 +203,10 @@ class StreamRegSummary(Summary):
         if self.extra_txt is not None:
             parts.extend(latex_escape(note) for note in note_paragraphs(self.extra_txt))
         return "\n\n".join(parts)
+
+    def as_html(self) -> str:
+        """statsmodels' HTML with every name and note escaped (a column may be named ``<script>``)."""
+        return tables_html(self.tables, self.extra_txt)
 
 
 def add_selection_block(summary: Summary, res: StreamRegResults, width: int = 78) -> StreamRegSummary:

@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..models.base import TESTED
 from ..models.protocol import ModelState
+from ..models.scale import too_large
 from ..options import HISTORY_MODES, SearchOptions
 from ..outcomes import TestOutcomes, reported_statistic
 from ..policies.base import Policy
@@ -220,7 +221,7 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         assert buf is not None  # only a lane with pending candidates has a finite priority
         if lane.outcomes is None or lane.codes is None:
             lane.outcomes, lane.codes = model.score_block(buf.block)
-            _check_finite(lane.outcomes.statistic, buf)
+            _check_finite(lane.outcomes.statistic, buf, getattr(model, "y", None))
         scored, codes = lane.outcomes, lane.codes
         if (codes == TESTED).all():  # the usual case: nothing skipped, no copies
             tested_pos, outcomes = np.arange(len(codes)), scored
@@ -349,16 +350,19 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
 _DEFER_LEVELS_FROM = 64
 
 
-def _check_finite(statistic: np.ndarray, buf: TermBlock) -> None:
-    """A NaN or infinity in a candidate makes its statistic non-finite: say which one."""
+def _check_finite(statistic: np.ndarray, buf: TermBlock, y: np.ndarray | None = None) -> None:
+    """A non-finite statistic: name the candidate with NaN or inf values, or else the scale at fault."""
     if np.isfinite(statistic).all():
         return
-    bad = np.flatnonzero(~np.isfinite(statistic))
-    if bad.size:
-        raise ValueError(
-            f"stream {buf.stream!r}: candidate {buf.names[int(bad[0])]!r} contains NaN or infinite values; "
-            "drop or impute them before selection"
-        )
+    j = int(np.flatnonzero(~np.isfinite(statistic))[0])
+    name, values = buf.names[j], buf.block.term(j)
+    if not np.isfinite(values).all():
+        raise ValueError(f"stream {buf.stream!r}: candidate {name!r} contains NaN or infinite values; "
+                         "drop or impute them before selection")
+    # finite values, a non-finite statistic: sums of squares overflowed (beyond 1.8e308)
+    cause = too_large("the response", y) or too_large(f"candidate {name!r}", values)
+    raise ValueError(f"stream {buf.stream!r}: the test of candidate {name!r} overflowed floating point"
+                     + (f": {cause}" if cause else "; rescale the response and the candidates"))
 
 
 def _record_skipped(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, sl: slice) -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
+from itertools import islice
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ import pandas as pd
 
 from ..models.base import CandidateBlock, column_norms
 from .base import AcceptedTerm, NameRange, Stream, TermBlock
+from .item_reader import CopiedItems
 
 
 class MatrixStream(Stream):
@@ -224,18 +226,21 @@ class IterableStream(Stream):
             return self._read_block(k)
 
     def _read_block(self, k: int) -> TermBlock | None:
-        items = list(itertools.islice(self._it, k))
-        if not items:
+        first = next(self._it, _END)
+        if first is _END:
             if self.count == 0:
                 raise ValueError(f"stream {self.name!r} is empty: the iterable yielded no candidate")
             return None
-        fast = self._plain_columns(items)
+        # every column is copied as read: a generator may yield one buffer, overwritten
+        read = CopiedItems(itertools.chain((first,), self._it), k, self.n_obs, type(first) is tuple)
+        fast = self._plain_columns(read)
         if fast is not None:
             return fast
         names, cols, widths = [], [], []
-        for item in items:
+        rest = islice(self._it, k - len(read.items)) if len(read.items) > read.copied else ()
+        for i, item in enumerate(itertools.chain(read.items, rest)):  # the rest: read one by one
             self.count += 1
-            label, arr = self._item(item)
+            label, arr = self._item(item, read.rows[i] if i < read.copied else None)
             names.append(label)
             cols.append(arr)
             widths.append(arr.shape[1])
@@ -243,15 +248,17 @@ class IterableStream(Stream):
         values = np.concatenate(cols, axis=1)
         return TermBlock(self.name, names, CandidateBlock(values, np.asarray(widths)))
 
-    def _plain_columns(self, items: list) -> TermBlock | None:
+    def _plain_columns(self, read: CopiedItems) -> TermBlock | None:
         """The block at array speed when every item is a ``(str, column)`` pair, or every item
-        a bare column, of ``n_obs`` numbers; None otherwise.
+        a bare column, and every column a numeric array of ``n_obs`` values; None otherwise.
 
-        The checks of :meth:`_item` then reduce to set operations over the block and one
-        ``np.array`` call (which also refuses ragged columns); finiteness is read from the
-        block's column norms.  Anything else takes the per-item path, which names the
-        offending item.
+        The checks of :meth:`_item` then reduce to set operations over the block (the
+        values are already copied); finiteness is read from the block's column norms.
+        Anything else takes the per-item path, which names the offending item.
         """
+        items = read.items
+        if read.copied < len(items):
+            return None
         kinds = set(map(type, items))  # map: the loop runs in C, a million items a second faster
         if kinds == {tuple}:
             if set(map(len, items)) != {2}:
@@ -264,14 +271,12 @@ class IterableStream(Stream):
             cols = items
         else:
             return None
-        try:
-            # one row per candidate, gathered in one call; the transpose is a view
-            values = np.array(cols)
-        except ValueError:  # ragged
+        if set(map(type, cols)) != {np.ndarray}:
+            return None  # numpy wrote them into rows; lists, Series, scalars take the checks of _item
+        forms = set(map(_shape_dtype, cols))
+        if any(shape != (self.n_obs,) or dtype.kind not in "biuf" for shape, dtype in forms):
             return None
-        if values.shape != (len(items), self.n_obs) or values.dtype.kind not in "biuf":
-            return None
-        block = CandidateBlock(values.astype(float, copy=False).T)
+        block = CandidateBlock(read.rows.T)  # one row per candidate: the transpose is a view
         bad = block.nonfinite_columns()
         if bad.size:
             self.count += int(bad[0]) + 1
@@ -288,8 +293,12 @@ class IterableStream(Stream):
     def _expected(self) -> str:
         return f"expected a (name, column) pair or a numeric column of length {self.n_obs}"
 
-    def _item(self, item: Any) -> tuple[str, np.ndarray]:
-        """The name and the ``n_obs x d`` float matrix of one item; clear errors otherwise."""
+    def _item(self, item: Any, row: np.ndarray | None) -> tuple[str, np.ndarray]:
+        """The name and the ``n_obs x d`` float matrix (a copy) of one item; clear errors otherwise.
+
+        ``row``: the item's column as already copied when it was read (its values then, in
+        case the generator has since overwritten its buffer), or None.
+        """
         where = f"stream {self.name!r}: item {self.count}"
         if isinstance(item, tuple) and len(item) == 2 and _ndim(item[1]) >= 1 and _ndim(item[0]) == 0:
             label, col = item
@@ -309,6 +318,7 @@ class IterableStream(Stream):
             )
         if arr.shape[1] == 0:
             raise ValueError(f"stream {self.name!r}: candidate {label!r} has no columns")
+        arr = row[:, None] if row is not None and arr.shape[1] == 1 else np.array(arr, dtype=float)
         if not np.isfinite(arr).all():  # caught here, before the scoring warns about it
             raise ValueError(f"stream {self.name!r}: candidate {label!r} contains NaN or infinite values; "
                              "drop or impute them before selection")
@@ -331,6 +341,10 @@ def _no_cyclic_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+_END = object()  # the end of an iterator (next's default)
+_shape_dtype = attrgetter("shape", "dtype")
 
 
 def _ndim(x: Any) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..validators import stray_text
 from .arrays import CandidateNames, IterableStream, MatrixStream
 from .base import NameRange, Stream
 from .dask_array import DaskArrayStream, is_dask_array
@@ -112,6 +113,10 @@ def _check_numeric_column(series: pd.Series, what: str) -> None:
                          "e.g. days since a date: (d - d.min()).dt.days")
     if kind == "O" and _converts_to_float(series):
         return
+    stray = stray_text(series) if kind == "O" else None
+    if stray is not None:
+        raise ValueError(f"{what} holds numbers but also the text {stray[0]!r} (row {stray[1]!r}); make such entries "
+                         "missing and drop or impute those rows, e.g. pd.to_numeric(column, errors='coerce')")
     raise ValueError(f"{what} is not numeric (dtype {series.dtype}); array and DataFrame streams take numeric "
                      "columns: code factors as indicator columns (pd.get_dummies) or use streamreg() with a formula")
 
