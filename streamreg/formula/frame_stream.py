@@ -145,7 +145,8 @@ class FrameStream(Stream):
             sources = None if self._positions is None else FrameColumns(columns, self._positions, start, stop)
             norms = None if self._norms is None else self._norms[start:stop]
             block = CandidateBlock(matrix[:, start:stop], norm2=norms)
-            return TermBlock(self.name, names[start:stop], block, specs=sources)
+            return TermBlock(self.name, names[start:stop], block, specs=sources,
+                             positions=np.arange(start, stop, dtype=np.int64))
         chunk = self.candidates[self.position : self.position + k]
         self.position += len(chunk)
         if not chunk:
@@ -164,6 +165,13 @@ class FrameStream(Stream):
             widths.append(mats[-1].shape[1])
         values = np.concatenate(mats, axis=1) if mats else np.empty((n, 0))
         return TermBlock(self.name, [c.name for c in chunk], CandidateBlock(values, np.asarray(widths)), cols)
+
+    def reread(self, positions: np.ndarray) -> CandidateBlock | None:
+        """Columns ``positions`` of the plain matrix (a copy's values and layout); other
+        streams set no positions, so this is asked of plain ones only."""
+        if not self.plain:
+            return None
+        return CandidateBlock(self._plain_parts()[2][:, positions])
 
     # random access, for streams generated from these candidates (interactions)
     @property

@@ -53,19 +53,29 @@ class MatrixStream(Stream):
         self.position = stop
         idx: slice | np.ndarray
         names: Sequence[str]
+        positions: np.ndarray
         if self.order is None:
             idx = slice(start, stop)
             names = self.names[start:stop]
+            positions = np.arange(start, stop, dtype=np.int64)
         else:
             idx = self.order[start:stop]
             names = [self.names[i] for i in idx]
+            positions = np.asarray(idx, dtype=np.int64)
         block = CandidateBlock(np.asarray(self.values[:, idx], dtype=float), norm2=self._block_norms(idx, stop))
         # the norms the scoring needs anyway show NaN and inf, so checking costs no extra pass
         bad = block.nonfinite_columns()
         if bad.size:
             raise ValueError(f"stream {self.name!r}: candidate {names[int(bad[0])]!r} contains NaN or infinite "
                              "values; drop or impute them before selection")
-        return TermBlock(self.name, names, block)
+        return TermBlock(self.name, names, block, positions=positions)
+
+    def reread(self, positions: np.ndarray) -> CandidateBlock:
+        """Columns ``positions`` of the matrix, as a fresh block (the values are still here).
+
+        The same fancy index as a copy from an offered block, so the same values and the same
+        (Fortran) layout; the norms are left to the block, as a copy's would be."""
+        return CandidateBlock(np.asarray(self.values[:, positions], dtype=float))
 
     def _block_norms(self, idx: slice | np.ndarray, stop: int) -> np.ndarray | None:
         """The squared norms of columns ``idx`` (the block ending at stream position ``stop``),

@@ -85,6 +85,9 @@ class TermBlock:
     ``names[j]`` is term j's name (a formula-ready expression where the stream knows
     one); ``columns[j]`` the names of its design columns (None: the term name).
     ``specs[j]`` is whatever the stream needs to rebuild the term on new data.
+    ``positions[j]`` is term j's index in its stream's own numbering, set only by streams
+    that can rebuild their candidates from it (:meth:`Stream.reread`), so that a re-offer
+    in a later pass keeps 8 bytes per candidate instead of its values.
     """
 
     stream: str
@@ -93,6 +96,7 @@ class TermBlock:
     columns: Sequence[list[str] | None] | None = None
     specs: Sequence[Any] | None = None
     pass_no: int = 1  # which pass over the stream offers these candidates (history column)
+    positions: np.ndarray | None = None  # int64, see above; None: the stream cannot re-read them
 
     def __len__(self) -> int:
         return len(self.names)
@@ -115,6 +119,7 @@ class TermBlock:
             None if self.columns is None else self.columns[start:],
             None if self.specs is None else self.specs[start:],
             self.pass_no,
+            None if self.positions is None else self.positions[start:],
         )
 
 
@@ -169,6 +174,13 @@ class Stream(ABC):
 
     def on_accept(self, term: AcceptedTerm) -> None:
         """Called for every accepted term, whatever its stream."""
+
+    def reread(self, positions: np.ndarray) -> CandidateBlock | None:
+        """A fresh block of the candidates at ``positions`` (the ``TermBlock.positions`` this
+        stream set), bit-identical to what a copy of their values would hold; None when the
+        stream cannot read a candidate twice (generators, Dask arrays): it then sets no
+        positions and a re-offer keeps a copy of the values."""
+        return None
 
     def on_rejected(self, block: TermBlock, positions: np.ndarray) -> None:
         """Called with the positions in ``block`` of this stream's tested, rejected candidates.

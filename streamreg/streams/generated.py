@@ -207,11 +207,16 @@ class ColumnsStream(Stream):
 
     ``compute(idx)`` returns the candidates ``idx`` (an int array) as an ``n x len(idx)``
     matrix; ``order`` permutes the offering order.  Values are built only when offered.
+    ``indexable``: ``compute`` selects columns of a stored matrix, so any subset of the
+    candidates can be read again alone with the same values (re-offers in later passes
+    then keep positions, not copies); a computation such as a matrix product may round a
+    column differently with other columns, so it is not declared so by default.
     """
 
     def __init__(self, name: str, names: list[str], compute: Callable[[np.ndarray], np.ndarray],
-                 order: np.ndarray | None = None):
+                 order: np.ndarray | None = None, *, indexable: bool = False):
         super().__init__(name)
+        self.indexable = indexable
         self.names = list(names)
         self.compute = compute
         self.order = np.arange(len(names)) if order is None else np.asarray(order, dtype=int)
@@ -233,7 +238,11 @@ class ColumnsStream(Stream):
         self.position += len(idx)
         if len(idx) == 0:
             return None
-        return TermBlock(self.name, [self.names[i] for i in idx], CandidateBlock(self.compute(idx)))
+        return TermBlock(self.name, [self.names[i] for i in idx], CandidateBlock(self.compute(idx)),
+                         positions=idx if self.indexable else None)
+
+    def reread(self, positions: np.ndarray) -> CandidateBlock | None:
+        return CandidateBlock(self.compute(positions)) if self.indexable else None
 
 
 # -- builders of the column classes (registered in .registry) ----------------------------
@@ -243,7 +252,7 @@ def _columns_stream(request: ClassRequest, names: list[str], values: np.ndarray)
     def compute(idx: np.ndarray) -> np.ndarray:
         return values[:, idx]
 
-    return [ColumnsStream(request.label, names, compute, perm)]
+    return [ColumnsStream(request.label, names, compute, perm, indexable=True)]
 
 
 def squares_streams(request: ClassRequest) -> list[Stream]:

@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
 from ..models.base import CandidateBlock
 from .base import AcceptedTerm, Stream, TermBlock
+
+T = TypeVar("T")
 
 
 def smallest_first(streams: list[Stream]) -> list[Stream]:
@@ -41,14 +43,22 @@ class ConcatStream(Stream):
         sizes = [c.n_candidates for c in self.children]
         self.n_candidates = None if None in sizes else sum(s for s in sizes if s is not None)
         self.holds_candidates = all(c.holds_candidates for c in self.children)
+        # child i's positions are numbered from offsets[i] on, while the sizes before it are known
+        self.offsets: list[int | None] = []
+        at: int | None = 0
+        for size in sizes:
+            self.offsets.append(at)
+            at = None if at is None or size is None else at + size
 
     def take(self, k: int) -> TermBlock | None:
-        for child in self.children:
+        for child, offset in zip(self.children, self.offsets):
             if child.exhausted:
                 continue
             block = child.take(k)
             if block is not None and len(block):
                 block.stream = self.name
+                if block.positions is not None:
+                    block.positions = None if offset is None else block.positions + offset
                 return block
         if all(c.exhausted for c in self.children):
             self.exhausted = True
@@ -57,64 +67,82 @@ class ConcatStream(Stream):
     def _next_block(self, k: int) -> TermBlock | None:
         return self.take(k)
 
+    def reread(self, positions: np.ndarray) -> CandidateBlock | None:
+        """Asked of one block's candidates, so of one child (whose numbering starts at its offset)."""
+        starts = [(i, at) for i, at in enumerate(self.offsets) if at is not None]
+        i, at = starts[int(np.searchsorted([a for _, a in starts], positions[0], side="right")) - 1]
+        return self.children[i].reread(positions - at)
+
     def on_accept(self, term: AcceptedTerm) -> None:
         for child in self.children:
             child.on_accept(term)
 
 
-class PickedNames(Sequence[str]):
-    """``names[positions[i]]`` for each i, made only when read (re-offers of long streams)."""
+class Picked(Sequence[T]):
+    """``items[positions[i]]`` for each i, made only when read (re-offers of long streams
+    pick the names, columns and specs of many rejected candidates, of which few are read)."""
 
-    def __init__(self, names: Sequence[str], positions: np.ndarray):
-        self.names, self.positions = names, positions
+    def __init__(self, items: Sequence[T], positions: np.ndarray):
+        self.items, self.positions = items, positions
 
     def __len__(self) -> int:
         return len(self.positions)
 
     @overload
-    def __getitem__(self, i: int) -> str: ...
+    def __getitem__(self, i: int) -> T: ...
 
     @overload
-    def __getitem__(self, i: slice) -> PickedNames: ...
+    def __getitem__(self, i: slice) -> Picked[T]: ...
 
-    def __getitem__(self, i: int | slice) -> str | PickedNames:
+    def __getitem__(self, i: int | slice) -> T | Picked[T]:
         if isinstance(i, slice):
-            return PickedNames(self.names, self.positions[i])
-        return self.names[int(self.positions[i])]
+            return Picked(self.items, self.positions[i])
+        return self.items[int(self.positions[i])]
 
 
 @dataclass
 class _Reoffer:
-    """Rejected candidates of one block, waiting for the next pass (values copied once)."""
+    """Rejected candidates of one block, waiting for the next pass.
+
+    ``positions`` (int64) when the stream can re-read them (:meth:`Stream.reread`): their
+    values are rebuilt when offered; otherwise ``block``, their values copied once.
+    """
 
     pass_no: int
     names: Sequence[str]
-    block: CandidateBlock
+    block: CandidateBlock | None
     columns: Sequence[Any] | None
     specs: Sequence[Any] | None
+    positions: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.names)
 
     def split(self, k: int) -> tuple[_Reoffer, _Reoffer]:
-        cut = int(self.block.starts[k])
-        head = CandidateBlock(self.block.values[:, :cut], self.block.widths[:k])
-        return (_Reoffer(self.pass_no, self.names[:k], head, _part(self.columns, slice(None, k)),
-                         _part(self.specs, slice(None, k))),
-                _Reoffer(self.pass_no, self.names[k:], self.block.tail(k), _part(self.columns, slice(k, None)),
-                         _part(self.specs, slice(k, None))))
+        head_block = tail_block = None
+        if self.block is not None:
+            cut = int(self.block.starts[k])
+            head_block = CandidateBlock(self.block.values[:, :cut], self.block.widths[:k])
+            tail_block = self.block.tail(k)
+        return (_Reoffer(self.pass_no, self.names[:k], head_block, _part(self.columns, slice(None, k)),
+                         _part(self.specs, slice(None, k)), _part(self.positions, slice(None, k))),
+                _Reoffer(self.pass_no, self.names[k:], tail_block, _part(self.columns, slice(k, None)),
+                         _part(self.specs, slice(k, None)), _part(self.positions, slice(k, None))))
 
 
-def _part(items: Sequence[Any] | None, sl: slice) -> Sequence[Any] | None:
+def _part(items: Any, sl: slice) -> Any:
     return None if items is None else items[sl]
 
 
 class PassesStream(Stream):
     """``inner`` followed by up to ``passes - 1`` re-offers of its rejected candidates.
 
-    The rejected candidates of each block are kept as the driver reports them, with one
-    indexed copy per block; new candidates of the inner stream always come before pending
-    re-offers, and re-offers come back in the order they were rejected.
+    The rejected candidates of each block are kept as the driver reports them: their
+    positions when the inner stream can re-read them (arrays, frames: the values are still
+    there, so a pass over m candidates holds 8m bytes, not a copy of X), else one indexed
+    copy per block.  New candidates of the inner stream always come before pending
+    re-offers, and re-offers come back in the order they were rejected, at most ``k`` at a
+    time (so a re-read holds one block at a time).
     """
 
     def __init__(self, inner: Stream, passes: int):
@@ -147,7 +175,13 @@ class PassesStream(Stream):
             entry, rest = entry.split(k)
             self.pending.appendleft(rest)
         self.n_reoffered += len(entry)
-        return TermBlock(self.name, entry.names, entry.block, entry.columns, entry.specs, entry.pass_no)
+        values = entry.block
+        if values is None:
+            assert entry.positions is not None
+            values = self.inner.reread(entry.positions)
+            if values is None:
+                raise RuntimeError(f"stream {self.name!r} set candidate positions it cannot re-read")
+        return TermBlock(self.name, entry.names, values, entry.columns, entry.specs, entry.pass_no, entry.positions)
 
     def _next_block(self, k: int) -> TermBlock | None:
         return self.take(k)
@@ -158,6 +192,13 @@ class PassesStream(Stream):
         pos = np.asarray(positions, dtype=int)
         if pos.size == 0:
             return
+        columns = None if block.columns is None else Picked(block.columns, pos)
+        specs = None if block.specs is None else Picked(block.specs, pos)
+        names = Picked(block.names, pos)
+        if block.positions is not None:  # re-read when offered again: nothing copied
+            self.pending.append(_Reoffer(block.pass_no + 1, names, None, columns, specs,
+                                         np.asarray(block.positions[pos], dtype=np.int64)))
+            return
         b = block.block
         widths = b.widths[pos]
         if (widths == 1).all():
@@ -165,10 +206,7 @@ class PassesStream(Stream):
         else:
             cols = np.concatenate([np.arange(b.starts[j], b.starts[j] + b.widths[j]) for j in pos])
         values = b.values[:, cols]  # a copy: the stream may reuse its buffers
-        columns = None if block.columns is None else [block.columns[j] for j in pos]
-        specs = None if block.specs is None else [block.specs[j] for j in pos]
-        self.pending.append(_Reoffer(block.pass_no + 1, PickedNames(block.names, pos),
-                                     CandidateBlock(values, widths), columns, specs))
+        self.pending.append(_Reoffer(block.pass_no + 1, names, CandidateBlock(values, widths), columns, specs))
 
     def on_accept(self, term: AcceptedTerm) -> None:
         self.inner.on_accept(term)
