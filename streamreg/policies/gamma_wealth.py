@@ -231,8 +231,8 @@ class LORDPlusPlus(GammaWealthRule):
     spending : {"decaying", "uniform", "hedged"}, default "decaying"
         ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H`` (its candidates times
         ``passes``, at most ``max_tests``), so that signals late in a long stream find the
-        same wealth as early ones; ``"hedged"``: the mean of the decaying default and
-        ``1 / H``.  A stream of unknown length keeps the decaying default.  Not combined
+        same wealth as early ones; ``"hedged"``: ``0.1`` times the decaying default plus
+        ``0.9 / H``.  A stream of unknown length keeps the decaying default.  Not combined
         with ``gammai``.
 
     Examples
@@ -292,8 +292,8 @@ class SAFFRON(GammaWealthRule):
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
     spending : {"decaying", "uniform", "hedged"}, default "decaying"
-        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``: the
-        mean of the default and ``1 / H`` (see LORD++).
+        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``:
+        ``0.1`` times the default plus ``0.9 / H`` (see LORD++).
 
     Examples
     --------
@@ -363,8 +363,8 @@ class ADDIS(GammaWealthRule):
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
     spending : {"decaying", "uniform", "hedged"}, default "decaying"
-        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``: the
-        mean of the default and ``1 / H`` (see LORD++).
+        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``:
+        ``0.1`` times the default plus ``0.9 / H`` (see LORD++).
 
     Examples
     --------
@@ -434,8 +434,8 @@ class AlphaInvestingFDR(GammaWealthRule):
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
     spending : {"decaying", "uniform", "hedged"}, default "decaying"
-        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``: the
-        mean of the default and ``1 / H`` (see LORD++).
+        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``:
+        ``0.1`` times the default plus ``0.9 / H`` (see LORD++).
 
     Examples
     --------

@@ -19,7 +19,14 @@ import pandas as pd
 
 from ..outcomes import TestOutcomes
 from .base import Plan, Policy
-from .sequences import check_spending, uniform_text
+from .sequences import HEDGE_FRONT, check_spending, uniform_text
+
+
+#: the share of a hedged bid that follows the front-loaded one (as for the sequences): enough
+#: to find signals the user put first, little enough to leave 90% of the uniform level for
+#: signals anywhere (bench: power 0.98 against 0.54 on 4 leading logistic signals in 1e4
+#: candidates, 0.68 against 0.77 on 10 random ones in 1e5)
+HEDGE_FRONT = 0.1
 
 
 def bid_divisor(idx: np.ndarray | float, horizon: int | None, spending: str = "uniform") -> np.ndarray | float:
@@ -28,16 +35,16 @@ def bid_divisor(idx: np.ndarray | float, horizon: int | None, spending: str = "u
     ``2 idx`` (Zhou et al. 2006, front-loaded) when ``horizon`` is None.  With a known
     horizon H, ``"uniform"``: ``H - idx + 2``, the wealth spread evenly over the tests left, so
     that under rejection every bid is ``w0 / (H + 1)`` and the last test still leaves half its
-    wealth; ``"hedged"``: half of each, the bid ``w (1 / (4 idx) + 1 / (2 (H - idx + 2)))``, so
-    that signals early in the stream (where users put the terms they believe in) find the
-    front-loaded bids and signals anywhere else half the uniform ones.
+    wealth; ``"hedged"``: the fraction ``h / (2 idx) + (1 - h) / (H - idx + 2)`` with
+    ``h = HEDGE_FRONT`` (0.1), so that signals early in the stream (where users put the terms
+    they believe in) find front-loaded bids and signals anywhere else 90% of the uniform ones.
     """
     if horizon is None:
         return 2.0 * np.asarray(idx, dtype=float) if isinstance(idx, np.ndarray) else 2.0 * idx
     left = np.maximum(horizon - np.asarray(idx, dtype=float) + 2.0, 2.0) if isinstance(idx, np.ndarray) \
         else max(horizon - idx + 2.0, 2.0)
     if spending == "hedged":
-        return 1.0 / (0.25 / idx + 0.5 / left)
+        return 1.0 / (HEDGE_FRONT * 0.5 / idx + (1.0 - HEDGE_FRONT) / left)
     return left
 
 
@@ -283,8 +290,8 @@ class InformationInvesting(_Investing):
         bid = out["level"].to_numpy(dtype=float)
         # the statistic the rule compared: d F for a d-column least-squares term, whose
         # history column shows F
-        stat = np.asarray(history.attrs.get("compared_statistic", out["statistic"]), dtype=float)
         df = out["df"].to_numpy(dtype=float)
+        stat = out["statistic"].to_numpy(dtype=float) * (df if history.attrs.get("statistic_is_f") else 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             saved = np.where(tested, 0.5 * stat * math.log2(math.e), np.nan)
             needed = np.where(tested, np.log2(1.0 / bid) + self.w_delta + df * self.bits_per_coefficient(), np.nan)

@@ -114,14 +114,19 @@ class FlatSequence:
         return np.where((index >= 1) & (index <= self.horizon), 1.0 / self.horizon, 0.0)
 
 
-class MixedSequence:
-    """Half of each of two sequences: ``g_j = (a_j + b_j) / 2`` (sums to at most 1 if both do)."""
+#: the share of ``spending="hedged"`` that follows the decaying sequence (the rest is uniform)
+HEDGE_FRONT = 0.1
 
-    def __init__(self, first: Callable[[np.ndarray], np.ndarray], second: Callable[[np.ndarray], np.ndarray]):
-        self.first, self.second = first, second
+
+class MixedSequence:
+    """``g_j = h a_j + (1 - h) b_j``: sums to at most 1 if both sequences do."""
+
+    def __init__(self, first: Callable[[np.ndarray], np.ndarray], second: Callable[[np.ndarray], np.ndarray],
+                 share: float = HEDGE_FRONT):
+        self.first, self.second, self.share = first, second, share
 
     def __call__(self, index: np.ndarray) -> np.ndarray:
-        return 0.5 * self.first(index) + 0.5 * self.second(index)
+        return self.share * self.first(index) + (1.0 - self.share) * self.second(index)
 
 
 #: values of ``spending=``: onlineFDR's decaying sequences, or an even spread over the horizon
@@ -141,7 +146,8 @@ def check_spending(spending: object, gammai: object = None) -> str:
 def uniform_text(horizon: object, what: str, spending: str = "uniform") -> str:
     """The guarantee's sentence on uniform (or hedged) spending: with the horizon of a started
     rule, or in general for a template (each stream of a search has its own horizon)."""
-    how = "spread evenly over" if spending == "uniform" else "half front-loaded, half spread evenly over"
+    how = ("spread evenly over" if spending == "uniform"
+           else f"{HEDGE_FRONT:.0%} front-loaded, {1 - HEDGE_FRONT:.0%} spread evenly over")
     if isinstance(horizon, int) and horizon > 0:
         return f" {what} {how} the stream's {horizon} tests."
     if horizon == "template":

@@ -250,9 +250,10 @@ class HistoryRecorder:
         )
         for f in self.extra:
             out[f] = c[f]
-        # the chi-square-type statistic the rules compared (d F where the column shows F), for
-        # rules that explain their decisions in their own units (information-investing's bits)
-        out.attrs["compared_statistic"] = np.asarray(c["statistic"], dtype=float)
+        # whether the statistic column shows F (the rules compared d F), for rules that explain
+        # their decisions in their own units (information-investing's bits); one state tests
+        # every candidate, so one flag serves every row
+        out.attrs["statistic_is_f"] = bool(np.isfinite(c["df_resid"]).any())
         return out
 
 

@@ -217,6 +217,7 @@ class ColumnsStream(Stream):
                  order: np.ndarray | None = None, *, indexable: bool = False):
         super().__init__(name)
         self.indexable = indexable
+        self.holds_candidates = indexable  # re-read by position: passes keep no copies
         self.names = list(names)
         self.compute = compute
         self.order = np.arange(len(names)) if order is None else np.asarray(order, dtype=int)

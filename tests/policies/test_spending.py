@@ -125,10 +125,10 @@ def test_started_rule_names_its_horizon():
 
 
 def _naive_hedged_investing(pvalues: np.ndarray, w0: float, payout: float, horizon: int):
-    """Alpha-investing bidding the mean of the decaying and the uniform fractions, one test at a time."""
+    """Alpha-investing bidding 10% of the decaying and 90% of the uniform fraction, one test at a time."""
     w, levels, accepted = w0, [], []
     for i, p in enumerate(pvalues, start=1):
-        bid = w * (0.5 / (2 * i) + 0.5 / max(horizon - i + 2, 2))
+        bid = w * (0.1 / (2 * i) + 0.9 / max(horizon - i + 2, 2))
         levels.append(bid)
         if p < bid:
             w = w - bid + payout
@@ -148,16 +148,16 @@ def test_hedged_alpha_investing_equals_naive_loop(block_size):
     levels, accepted = _naive_hedged_investing(h["pvalue"].to_numpy(), 0.05, 0.05, m)
     np.testing.assert_allclose(h["level"].to_numpy(), levels, rtol=1e-12)
     assert fit.selected_terms == [f"x{j}" for j in accepted]
-    assert "half front-loaded, half spread evenly" in fit.guarantee()
+    assert "10% front-loaded, 90% spread evenly" in fit.guarantee()
 
 
-def test_hedged_lord_equals_the_mean_of_the_two_sequences():
+def test_hedged_lord_mixes_the_two_sequences():
     from streamreg.policies.online_fdr import lord_gamma
 
     X, y = _data(3)
     m = X.shape[1]
     a = sr.select(y, X, method="lord++", alpha=0.1, w0=0.1, spending="hedged")
     j = np.arange(1, m + 1)
-    b = sr.select(y, X, method="lord++", alpha=0.1, w0=0.1, gammai=0.5 * lord_gamma(j) + 0.5 / m)
+    b = sr.select(y, X, method="lord++", alpha=0.1, w0=0.1, gammai=0.1 * lord_gamma(j) + 0.9 / m)
     assert a.selected_terms == b.selected_terms
     np.testing.assert_allclose(a.history["level"].to_numpy(), b.history["level"].to_numpy(), rtol=1e-12)
