@@ -38,7 +38,7 @@ def test_cli_writes_latex_html_history_and_reads_csv(tmp_path, capsys):
     d = pd.DataFrame(rng.normal(size=(80, 5)), columns=list("abcde"))
     d["y"] = d["b"] + 0.1 * rng.normal(size=80)
     d.to_csv(csv, index=False)
-    code = main(["y ~ stream(*)", "--data", str(csv), "--latex", str(tmp_path / "t.tex"),
+    code = main(["y ~ stream(*)", "--data", str(csv), "--method", "alpha-investing", "--latex", str(tmp_path / "t.tex"),
                  "--html", str(tmp_path / "t.html"), "--history", str(tmp_path / "h.csv")])
     assert code == 0
     assert "OLS Regression Results" in capsys.readouterr().out
@@ -48,7 +48,7 @@ def test_cli_writes_latex_html_history_and_reads_csv(tmp_path, capsys):
 
 
 def test_cli_issue_example_stream_of_all_columns(capsys):
-    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--family", "binomial"]) == 0
+    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--family", "binomial", "--method", "alpha-investing"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"Candidates tested:\s+30\b", out)  # the response is never a candidate; id is the index
 
@@ -128,9 +128,11 @@ def test_select_bad_inputs():
 
 def test_cli_keep_history_none_writes_only_the_decisive_rows(tmp_path, capsys):
     full, kept = tmp_path / "full.csv", tmp_path / "kept.csv"
-    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--family", "binomial", "--history", str(full)]) == 0
-    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--family", "binomial", "--history", str(kept),
-                 "--keep-history", "none"]) == 0
+    one_pass = ["--method", "alpha-investing"]  # one row per candidate
+    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--family", "binomial", *one_pass,
+                 "--history", str(full)]) == 0
+    assert main(["diagnosis ~ stream(*)", "--data", "wdbc", "--family", "binomial", *one_pass,
+                 "--history", str(kept), "--keep-history", "none"]) == 0
     h_full, h_kept = pd.read_csv(full), pd.read_csv(kept)
     assert len(h_full) == 30
     decisive = h_full[h_full["status"].str.startswith(("accepted", "refused"))].reset_index(drop=True)

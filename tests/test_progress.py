@@ -36,7 +36,7 @@ def count(state: str) -> int:
 
 def test_bar_shows_tests_selected_and_wealth(capsys):
     X, y = data()
-    fit = sr.select(y, X, w0=0.05, alpha_delta=0.05, verbose=True)
+    fit = sr.select(y, X, method="alpha-investing", w0=0.05, alpha_delta=0.05, verbose=True)
     out, err = capsys.readouterr()
     assert out == ""
     last = states(err)[-1]
@@ -49,7 +49,8 @@ def test_bar_shows_tests_selected_and_wealth(capsys):
 
 def test_several_streams_report_their_total_wealth(capsys):
     X, y = data(m=400)
-    fit = sr.select(y, {"a": X[:, :200], "b": X[:, 200:]}, w0=0.05, alpha_delta=0.05, verbose=True)
+    fit = sr.select(y, {"a": X[:, :200], "b": X[:, 200:]}, method="alpha-investing", w0=0.05, alpha_delta=0.05,
+                    verbose=True)
     last = states(capsys.readouterr().err)[-1]
     assert "400/400 [" in last
     wealth = float(re.search(r"wealth=([-0-9.e]+)", last).group(1))
@@ -65,7 +66,7 @@ def test_verbose_false_prints_nothing(capsys):
 
 def test_verbose_n_redraws_each_time_n_more_tests_are_done(capsys):
     X, y = data(m=3000)
-    sr.select(y, X, w0=0.05, alpha_delta=0.05, verbose=250, block_size=64)
+    sr.select(y, X, method="alpha-investing", w0=0.05, alpha_delta=0.05, verbose=250, block_size=64)
     shown = [count(s) for s in states(capsys.readouterr().err)]
     assert shown[0] == 0 and shown[-1] == 3000
     middle = shown[1:-1]
@@ -83,7 +84,8 @@ def test_unknown_length_gives_an_open_ended_counter(capsys):
         for j in itertools.count():
             yield f"g{j}", rng.normal(size=N)
 
-    sr.select(y, (c for c in itertools.islice(gen(), 700)), max_tests=math.inf, verbose=True)
+    sr.select(y, (c for c in itertools.islice(gen(), 700)), method="alpha-investing", max_tests=math.inf,
+              verbose=True)
     last = states(capsys.readouterr().err)[-1]
     assert re.search(r"^alpha-investing: 700test \[", last), last  # no total, no percentage
 

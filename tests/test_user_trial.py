@@ -126,7 +126,7 @@ def test_not_a_frame_message_shortens_a_long_column_list():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(200, 14))
     y = x @ np.ones(14) + 0.1 * rng.normal(size=200)
-    fit = sr.select(y, x, w0=0.05, alpha_delta=0.05)
+    fit = sr.select(y, x, method="alpha-investing", w0=0.05, alpha_delta=0.05)
     need = sorted(fit.selected_terms, key=lambda name: int(name[1:]))
     assert len(need) > 10
     listed = ", ".join(need[:10]) + f", ... ({len(need)} columns)"

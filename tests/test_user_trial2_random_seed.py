@@ -36,7 +36,7 @@ def test_top_level_seed_makes_random_orders_reproducible(frame):
 
 
 def test_streams_of_one_length_get_different_permutations(frame):
-    fit = sr.streamreg(FORMULA, frame, seed=5)
+    fit = sr.streamreg(FORMULA, frame, method="alpha-investing", seed=5)
     first = [int(t[1:]) for t in offered(fit, "x0, x1, x2, x3, x4, x5")]
     second = [int(t[1:]) for t in offered(fit, "z0, z1, z2, z3, z4, z5")]
     assert sorted(first) == sorted(second) == list(range(6))
@@ -101,14 +101,16 @@ def test_select_gives_streams_of_one_length_their_own_random_orders():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(60, 8))
     y = x[:, 0] + rng.normal(size=60)
-    fit = sr.select(y, {"a": x[:, :4], "b": x[:, 4:]}, order="random", seed=5, w0=0.05, alpha_delta=0.05)
+    fit = sr.select(y, {"a": x[:, :4], "b": x[:, 4:]}, method="alpha-investing", order="random", seed=5, w0=0.05,
+                    alpha_delta=0.05)
     h = fit.history
     a = [int(t.split("_")[1]) for t in h.loc[h["stream"] == "a", "term"]]
     b = [int(t.split("_")[1]) for t in h.loc[h["stream"] == "b", "term"]]
     assert a == list(np.random.default_rng(item_seed(5, 0)).permutation(4))
     assert b == list(np.random.default_rng(item_seed(5, 1)).permutation(4))
     assert a != b
-    again = sr.select(y, {"a": x[:, :4], "b": x[:, 4:]}, order="random", seed=5, w0=0.05, alpha_delta=0.05)
+    again = sr.select(y, {"a": x[:, :4], "b": x[:, 4:]}, method="alpha-investing", order="random", seed=5,
+                      w0=0.05, alpha_delta=0.05)
     pd.testing.assert_frame_equal(again.history, h)
 
 

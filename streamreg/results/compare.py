@@ -86,7 +86,7 @@ def compare(fits: Any, names: Sequence[str] | None = None, *, statistic: str | N
     >>> fits = {m: sr.streamreg(f, df, family="binomial", method=m) for m in ["lord++", "bic"]}
     >>> table = sr.compare(fits, stars=True)
     >>> table.selection.loc["Guarantee"].tolist()
-    ['FDR <= 0.05', 'none']
+    ['mFDR <= 0.05', 'none']
     >>> print(table)  # doctest: +SKIP
     """
     items = _named(fits, names)

@@ -264,7 +264,7 @@ def squares_streams(request: ClassRequest) -> list[Stream]:
     >>> import numpy as np, pandas as pd, streamreg as sr
     >>> df = pd.DataFrame({"x1": [1., 2, 3, 4, 5, 6], "x2": [2., 1, 0, 1, 2, 2]})
     >>> df["y"] = df.x2 ** 2 + np.array([.1, -.1, 0, .1, -.1, 0])
-    >>> list(sr.streamreg("y ~ squares(x*)", df).history["term"])
+    >>> list(sr.streamreg("y ~ squares(x*)", df, method="alpha-investing").history["term"])
     ['I(x1**2)', 'I(x2**2)']
     """
     names = [f"I({request.term_name(c)}**2)" for c in request.columns]
@@ -316,7 +316,7 @@ def pca_streams(request: ClassRequest) -> list[Stream]:
     >>> rng = np.random.default_rng(1)
     >>> df = pd.DataFrame(rng.normal(size=(50, 4)), columns=["x1", "x2", "x3", "x4"])
     >>> df["y"] = rng.normal(size=50)
-    >>> list(sr.streamreg("y ~ pca(x*, k=2)", df).history["term"])
+    >>> list(sr.streamreg("y ~ pca(x*, k=2)", df, method="alpha-investing").history["term"])
     ['pca_1', 'pca_2']
     """
     frame, cols, options = request.frame, request.columns, request.options

@@ -22,7 +22,8 @@ def df():
 
 
 def test_globs_in_data_order_and_fixed_columns_excluded(df):
-    fit = sr.streamreg("y ~ x1 + stream(x*) + stream(g_*, 'weird col', name='other')", df, w0=0.05, alpha_delta=0.05)
+    fit = sr.streamreg("y ~ x1 + stream(x*) + stream(g_*, 'weird col', name='other')", df, method="alpha-investing",
+                       w0=0.05, alpha_delta=0.05)
     h = fit.history
     assert list(h.loc[h.stream == "x*", "term"]) == ["x2", "x3"]  # x1 is fixed
     assert list(h.loc[h.stream == "other", "term"]) == ["g_a", "g_b", "Q('weird col')"]
@@ -38,7 +39,7 @@ def test_response_never_a_candidate_and_exclude(df):
 
 def test_patsy_term_candidates(df):
     df2 = df.assign(pos=np.exp(df["x1"]))
-    fit = sr.streamreg("y ~ stream(np.log(pos), x2:x3, C(region), sex)", df2)
+    fit = sr.streamreg("y ~ stream(np.log(pos), x2:x3, C(region), sex)", df2, method="alpha-investing")
     h = fit.history.set_index("term")
     assert list(h.index) == ["np.log(pos)", "x2:x3", "C(region)", "sex"]
     assert h.loc["C(region)", "df"] == 2 and h.loc["sex", "df"] == 1
@@ -178,7 +179,7 @@ def test_quasi_separation_is_refused():
     n, m = 100, 3000
     x = rng.normal(size=(n, m))
     y = rng.binomial(1, 1 / (1 + np.exp(-3 * x[:, :5].sum(axis=1))))
-    fit = sr.select(y, x, family="binomial")
+    fit = sr.select(y, x, family="binomial", method="alpha-investing")
     assert not is_separated(np.asarray(fit.fit.model.exog), y)
     assert fit.fit.converged
     refused = fit.history["status"].astype(str).str.startswith("refused")

@@ -31,7 +31,8 @@ def test_matches_naive_refit_loop(seed):
     w0, ad = (0.5, 0.5) if seed % 2 else (0.05, 0.05)
     chosen, trace = naive_alpha_investing(y, fixed, list(x.T), w0=w0, alpha_delta=ad)
     fx = pd.DataFrame(fixed[:, 1:], columns=[f"f{j}" for j in range(fixed.shape[1] - 1)])
-    fit = sr.select(y, x, fixed=fx if fx.shape[1] else None, w0=w0, alpha_delta=ad, block_size=int(7 + seed % 50))
+    fit = sr.select(y, x, fixed=fx if fx.shape[1] else None, method="alpha-investing", w0=w0, alpha_delta=ad,
+                    block_size=int(7 + seed % 50))
     assert fit.selected_terms == [f"x{j}" for j in chosen]
     tested = fit.history[fit.history["test"].notna()]
     ref = pd.DataFrame(trace, columns=["j", "p", "alpha", "accepted", "w"])

@@ -87,7 +87,7 @@ def test_glm_search_matches_naive_loop(name, seed):
     eta = 0.3 + c[:, 2] * 0.9 - c[:, 7] * 0.7 + 0.5 * c[:, 15]
     y = draw(rng, eta)
     chosen, trace = naive_alpha_investing(y, np.ones((n, 1)), list(c.T), family=fam, test="score")
-    fit = sr.select(y, c, family=name, test="score", block_size=5)  # the naive loop's test
+    fit = sr.select(y, c, family=name, method="alpha-investing", test="score", block_size=5)  # the naive loop's test
     assert fit.selected_terms == [f"x{j}" for j in chosen]
     tested = fit.history[fit.history["test"].notna()]
     np.testing.assert_allclose(tested["pvalue"], [t[1] for t in trace], rtol=1e-7)
@@ -101,7 +101,7 @@ def test_lr_search_matches_naive_loop():
     c = rng.normal(size=(n, m))
     y = draw(rng, 1.2 * c[:, 1] - 0.8 * c[:, 6])
     chosen, trace = naive_alpha_investing(y, np.ones((n, 1)), list(c.T), family=fam, test="lr")
-    fit = sr.select(y, c, family="binomial", test="lr", block_size=4)
+    fit = sr.select(y, c, family="binomial", method="alpha-investing", test="lr", block_size=4)
     assert fit.selected_terms == [f"x{j}" for j in chosen]
     tested = fit.history[fit.history["test"].notna()]
     np.testing.assert_allclose(tested["pvalue"], [t[1] for t in trace], rtol=1e-6)

@@ -71,7 +71,7 @@ def test_near_boundary_fit_is_kept_when_the_mle_exists(wdbc):
 def test_lost_warm_start_is_redone_cold(wdbc):
     # accepting concavity_worst after 16 terms: statsmodels IRLS from the warm start
     # "converged" at llf -645 (the null model has -375); the cold fit finds the MLE
-    fit = sr.streamreg(FORMULA, wdbc, family="binomial")
+    fit = sr.streamreg(FORMULA, wdbc, family="binomial", method="alpha-investing")
     row = fit.history.set_index("term").loc["concave_points_worst"]
     assert row["statistic"] < 10
 
@@ -85,7 +85,7 @@ def _separating_frame(seed=0, n=60):
 
 def test_lr_test_charges_and_records_the_refusal():
     df = _separating_frame()
-    fit = sr.streamreg("b ~ stream(x*)", df, family="binomial", test="lr")
+    fit = sr.streamreg("b ~ stream(x*)", df, family="binomial", method="alpha-investing", test="lr")
     h = fit.history.set_index("term")
     assert h.loc["x1", "status"].startswith("refused: separation")
     assert pd.notna(h.loc["x1", "test"])  # tested and charged, not skipped

@@ -50,7 +50,8 @@ def data() -> pd.DataFrame:
 @functools.cache
 def selected() -> sr.StreamRegResults:
     # the model-based score test (phi = 1), which 0/1 rows also use: proportions default to score-f
-    return sr.streamreg("p ~ z + stream(x*)", data(), family="binomial", var_weights="m", test="score")
+    return sr.streamreg("p ~ z + stream(x*)", data(), family="binomial", var_weights="m", method="alpha-investing",
+                        test="score")
 
 
 def test_proportions_default_to_the_dispersion_estimated_test():
@@ -136,7 +137,7 @@ def test_loglik_keeps_the_binomial_coefficients_as_r_does():
 def test_select_with_arrays_gives_the_same_selection_and_refit():
     d = data()
     fit = sr.select(d["p"], d[CANDIDATES], fixed=d[["z"]], family="binomial", var_weights=d["m"].to_numpy(),
-                    test="score")
+                    method="alpha-investing", test="score")
     assert fit.selected_terms == ["x1", "x4"]
     check_against_r(fit, "selected", "weights")
     pd.testing.assert_frame_equal(fit.history.drop(columns="stream"), selected().history.drop(columns="stream"))
@@ -193,7 +194,7 @@ def test_decisions_equal_those_of_the_expanded_0_1_data(per_trial):
     rows = _expanded(data(), per_trial)
     assert rows["n"].sum() == data()["m"].sum()
     kw = {} if per_trial else {"freq_weights": "n"}
-    expanded = sr.streamreg("y ~ z + stream(x*)", rows, family="binomial", **kw)
+    expanded = sr.streamreg("y ~ z + stream(x*)", rows, family="binomial", method="alpha-investing", **kw)
     h = expanded.history
     assert expanded.selected_terms == ["x1", "x4"]
     assert h["term"].tolist() == grouped["term"].tolist()

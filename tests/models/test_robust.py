@@ -177,7 +177,7 @@ def test_select_decides_as_a_loop_of_statsmodels_refits(cov_type):
     y = xs[:, 2] + 0.7 * xs[:, 9] + rng.normal(size=n) * (0.3 + np.abs(xs[:, 2]))
     groups = rng.integers(0, 15, n)
     kw = sm_kwargs(cov_type, groups)
-    fit = sr.select(y, xs, cov_type=cov_type, cov_kwds=kw.get("cov_kwds"), block_size=4)
+    fit = sr.select(y, xs, method="alpha-investing", cov_type=cov_type, cov_kwds=kw.get("cov_kwds"), block_size=4)
     expected = naive_robust_alpha_investing(y, np.ones((n, 1)), list(xs.T), kw)
     assert fit.selected_terms == [f"x{j}" for j in expected]
     tested = fit.history[fit.history["status"].isin(["accepted", "rejected"])]

@@ -450,13 +450,13 @@ def test_dask_streams_take_the_weights(family):
     y = eta + 0.5 * rng.standard_normal(n) if family == "gaussian" else (rng.random(n) < 1 / (1 + np.exp(-eta)))
     # (random counts as freq_weights would make these rows repeated observations: the fit to
     # 120 distinct rows then overfits, e.g. 119 terms selected by least squares)
-    opts = {"var_weights": rng.uniform(0.5, 2.0, n), "offset": 0.3 * rng.standard_normal(n), "w0": 0.05,
-            "alpha_delta": 0.05}
+    opts = {"var_weights": rng.uniform(0.5, 2.0, n), "offset": 0.3 * rng.standard_normal(n),
+            "method": "alpha-investing", "w0": 0.05, "alpha_delta": 0.05}
     ref = sr.select(y, x, family=family, **opts)
     fit = sr.select(y, da.from_array(x, chunks=(n, 400)), family=family, **opts)
     assert fit.selected_terms == ref.selected_terms and "x5" in ref.selected_terms
     np.testing.assert_allclose(fit.history["statistic"], ref.history["statistic"], rtol=1e-12)
-    plain = sr.select(y, x, family=family, w0=0.05, alpha_delta=0.05)
+    plain = sr.select(y, x, family=family, method="alpha-investing", w0=0.05, alpha_delta=0.05)
     assert not np.allclose(plain.history["statistic"], ref.history["statistic"])  # the weights mattered
 
 

@@ -17,9 +17,11 @@ def test_the_chi_square_tail_bounds_behind_information_investing():
 
 def test_investing_summaries_state_their_caveats():
     df = sr.datasets.make_synthetic(100, 30, 2, noise=1.0, seed=0).data
-    ai = sr.streamreg("y ~ stream(x*)", df)
-    assert ai.guarantee().endswith("Streamwise p-values come from nested fits to one response and are not "
-                                   "independent, so this is approximate here.")
+    ai = sr.streamreg("y ~ stream(x*)", df)  # the default rule: alpha-investing, uniform spending, 3 passes
+    assert "with no signal in the stream, P(any selection) <= w0 = 0.05. Streamwise p-values come from nested " \
+           "fits to one response and are not independent, so this is approximate here." in ai.guarantee()
+    assert ai.guarantee().endswith("Bids spread evenly over each stream's tests (its candidates times passes, at "
+                                   "most max_tests); a stream of unknown length keeps the decaying sequence.")
     ii = sr.streamreg("y ~ stream(x*)", df, method="information-investing")
     assert "for d >= 3 columns the chi-square tail exceeds exp(-S/2)" in ii.guarantee()
     text = " ".join(str(ii.summary()).split())

@@ -74,7 +74,7 @@ def test_pickle_roundtrip(data):
 
 
 def test_summary_text_html_latex_and_honesty_lines(data):
-    fit = sr.streamreg("y ~ stream(x*)", data, w0=0.05, alpha_delta=0.05)
+    fit = sr.streamreg("y ~ stream(x*)", data, method="alpha-investing", w0=0.05, alpha_delta=0.05)
     s = fit.summary()
     text = s.as_text()
     assert "OLS Regression Results" in text

@@ -18,7 +18,7 @@ def data():
 
 
 def test_skipped_candidates_are_counted_by_reason(data):
-    fit = sr.streamreg("y ~ stream(xc, x1, x2, x12, x3)", data, w0=0.05, alpha_delta=0.05)
+    fit = sr.streamreg("y ~ stream(xc, x1, x2, x12, x3)", data, method="alpha-investing", w0=0.05, alpha_delta=0.05)
     status = fit.history.set_index("term")["status"]
     assert status["xc"] == "skipped: constant" and status["x12"] == "skipped: collinear with the current model"
     facts = dict(selection_facts(fit))

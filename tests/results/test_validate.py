@@ -58,12 +58,12 @@ def test_select_order_variance_random_and_screening():
     n = 120
     x = rng.normal(size=(n, 6)) * np.array([1.0, 5.0, 2.0, 0.5, 3.0, 1.5])
     y = x[:, 3] * 4 + rng.normal(size=n)
-    fit = sr.select(y, x, order="variance")
+    fit = sr.select(y, x, method="alpha-investing", order="variance")
     assert list(fit.history["term"]) == [f"x{j}" for j in np.argsort(-x.var(axis=0), kind="stable")]
     assert "VOID" not in fit.guarantee()
-    fit_r = sr.select(y, x, order="random", seed=4)
+    fit_r = sr.select(y, x, method="alpha-investing", order="random", seed=4)
     assert list(fit_r.history["term"]) == [f"x{j}" for j in np.random.default_rng(4).permutation(6)]
-    fit_t = sr.select(y, x, order="corr")
+    fit_t = sr.select(y, x, method="alpha-investing", order="corr")
     assert fit_t.history["term"].iloc[0] == "x3"  # the screening score looks at y ...
     assert "VOID" in fit_t.guarantee()  # ... so the guarantee is withdrawn
     with pytest.raises(ValueError, match="generator"):

@@ -107,7 +107,7 @@ def _with_skips(seed):
 def test_levels_and_wealths_of_a_stream_with_skips_equal_the_naive_loop(seed, block_size):
     y, x = _with_skips(seed)
     chosen, trace = naive_alpha_investing(y, np.ones((len(y), 1)), list(x.T), w0=0.5, alpha_delta=0.5)
-    fit = sr.select(y, x, block_size=block_size)
+    fit = sr.select(y, x, method="alpha-investing", block_size=block_size)
     assert fit.selected_terms == [f"x{j}" for j in chosen]
     hist = fit.history
     tested = hist[hist["test"].notna()]
@@ -118,7 +118,7 @@ def test_levels_and_wealths_of_a_stream_with_skips_equal_the_naive_loop(seed, bl
     skipped = hist[hist["test"].isna()]
     assert set(skipped["term"]) >= {"x2", "x9", "x30"}
     assert skipped["level"].isna().all() and skipped["wealth"].isna().all()
-    kept = sr.select(y, x, block_size=block_size, history="none").history
+    kept = sr.select(y, x, method="alpha-investing", block_size=block_size, history="none").history
     pd.testing.assert_frame_equal(kept.reset_index(drop=True),
                                   hist[hist["accepted"]].reset_index(drop=True), check_dtype=False)
 

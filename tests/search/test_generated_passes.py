@@ -125,7 +125,7 @@ def test_alg2_with_interactions_matches_direct_transcription(seed):
     trace = naive_alg2_interactions(y, x)
     stream_of = {0: "x*", 1: "interactions[1]", 2: "interactions[2]"}
     for bs in (1, 3, 512):
-        fit = sr.streamreg("y ~ stream(x*) + interactions()", df, block_size=bs)
+        fit = sr.streamreg("y ~ stream(x*) + interactions()", df, method="alpha-investing", block_size=bs)
         h = fit.history[fit.history["test"].notna()]
         assert list(h["term"]) == [t[0] for t in trace]
         assert list(h["stream"]) == [stream_of[t[1]] for t in trace]
@@ -175,7 +175,7 @@ def test_passes_match_direct_transcription(seed):
     streams = [[(c, df[c].to_numpy()) for c in df.columns if c.startswith(g)] for g in "ab"]
     trace = naive_passes(df.y.to_numpy(), streams, passes=3)
     for bs in (1, 512):
-        fit = sr.streamreg("y ~ stream(a*) + stream(b*)", df, passes=3, block_size=bs)
+        fit = sr.streamreg("y ~ stream(a*) + stream(b*)", df, method="alpha-investing", passes=3, block_size=bs)
         h = fit.history[fit.history["test"].notna()]
         assert list(h["term"]) == [t[0] for t in trace]
         assert list(h["pass"]) == [t[1] for t in trace]
@@ -189,7 +189,7 @@ def test_single_stream_is_smallest_class_first():
     df = _two_class_data(7)
     single = [[(c, df[c].to_numpy()) for c in ["b0", "b1", "b2"] + [f"a{j}" for j in range(6)]]]
     trace = naive_passes(df.y.to_numpy(), single, passes=2)
-    fit = sr.streamreg("y ~ stream(a*) + stream(b*)", df, multistream=False, passes=2)
+    fit = sr.streamreg("y ~ stream(a*) + stream(b*)", df, method="alpha-investing", multistream=False, passes=2)
     h = fit.history[fit.history["test"].notna()]
     assert list(h["term"]) == [t[0] for t in trace] and set(h["stream"]) == {"all"}
     assert list(h["pass"]) == [t[1] for t in trace]

@@ -207,8 +207,9 @@ def test_history_none_forgets_rejected_generator_names_but_keeps_the_decisions()
     x = rng.normal(size=(80, 60))
     y = x[:, 3] + 0.3 * rng.normal(size=80)
     names = [f"g{j}" for j in range(60)]
-    full = sr.select(y, _items(x, names), block_size=8, max_tests=math.inf)
-    none = sr.select(y, _items(x, names), block_size=8, max_tests=math.inf, history="none")
+    full = sr.select(y, _items(x, names), method="alpha-investing", block_size=8, max_tests=math.inf)
+    none = sr.select(y, _items(x, names), method="alpha-investing", block_size=8, max_tests=math.inf,
+                     history="none")
     _same_decisions(full, none)
     assert "g3" in none.selected_terms and none.search.n_tests == 60
 
@@ -246,14 +247,17 @@ def test_history_none_refuses_an_accepted_terms_name_and_allows_a_rejected_one_a
     y = 3 * x[:, 0] + 0.1 * rng.normal(size=100)
     # block 1 holds "hit" (accepted) and "miss" (rejected); block 2 repeats both names
     names = ["hit", "miss", "c2", "c3", "hit", "d5", "d6", "d7", "miss", "e9", "e10", "e11"]
+    # one pass (the papers' rule): with passes > 1 every name is kept, as the next test checks
     with pytest.raises(ValueError, match="duplicate candidate name 'hit'"):
-        sr.select(y, _items(x, names), block_size=4, max_tests=math.inf, history="none", w0=0.5)
+        sr.select(y, _items(x, names), method="alpha-investing", block_size=4, max_tests=math.inf, history="none",
+                  w0=0.5)
     names[4] = "fresh"
-    fit = sr.select(y, _items(x, names), block_size=4, max_tests=math.inf, history="none", w0=0.5)
+    fit = sr.select(y, _items(x, names), method="alpha-investing", block_size=4, max_tests=math.inf,
+                    history="none", w0=0.5)
     assert fit.selected_terms == ["hit"]  # the second "miss" was read and tested, not refused
     assert fit.search.n_tests == 12
     with pytest.raises(ValueError, match="duplicate candidate name 'miss'"):  # history="full" keeps every name
-        sr.select(y, _items(x, names), block_size=4, max_tests=math.inf, w0=0.5)
+        sr.select(y, _items(x, names), method="alpha-investing", block_size=4, max_tests=math.inf, w0=0.5)
 
 
 def test_history_none_with_passes_keeps_names_and_refuses_a_repeat_as_full_does():

@@ -165,7 +165,7 @@ def test_constant_and_duplicated_candidates_are_skipped_not_charged():
     x = rng.normal(size=(n, 4))
     y = 2 * x[:, 0] + rng.normal(scale=0.1, size=n)
     cand = pd.DataFrame({"a": x[:, 0], "const": 1.0, "a_copy": x[:, 0], "b": x[:, 1]})
-    fit = sr.select(y, cand)
+    fit = sr.select(y, cand, method="alpha-investing")
     h = fit.history.set_index("term")
     assert h.loc["a", "accepted"]
     assert h.loc["const", "status"] == "skipped: constant"

@@ -77,7 +77,8 @@ def test_binomial_score_tests_on_the_cluster(client, problem, chunks):
 def test_gaussian_on_the_cluster_with_a_dask_response(client, problem):
     x, y, _ = problem
     ref = sr.select(y, x, method="alpha-investing", w0=0.05, alpha_delta=0.05)
-    fit = sr.select(da.from_array(y, chunks=60), da.from_array(x, chunks=(60, 1000)), w0=0.05, alpha_delta=0.05)
+    fit = sr.select(da.from_array(y, chunks=60), da.from_array(x, chunks=(60, 1000)), method="alpha-investing",
+                    w0=0.05, alpha_delta=0.05)
     _same(fit, ref)
 
 

@@ -139,7 +139,8 @@ def test_no_product_tested_twice_and_block_size_invariance():
     df["y"] = df.x1 + df.x4 + df.x1 * df.x4 + 0.7 * df.x2 * df.x6 + df.x6 + rng.normal(size=n)
     runs = []
     for bs in (1, 2, 7, 512):
-        fit = sr.streamreg("y ~ stream(x*) + interactions(kind=(1, 2, 3))", df, block_size=bs)
+        fit = sr.streamreg("y ~ stream(x*) + interactions(kind=(1, 2, 3))", df, method="alpha-investing",
+                           block_size=bs)
         h = fit.history
         tested = h[h["test"].notna()]
         key = tested["term"].map(lambda t: frozenset(t.split(":")))

@@ -63,10 +63,10 @@ def _run_everywhere(f):
     """(order, whether the run reported a y-dependent order) for the three entry points."""
     x, y = _data()
     out = {"order_columns": (S.order_columns(x.to_numpy(), y.to_numpy(), order=f).tolist(), S.order_needs_y(f))}
-    fit = sr.select(y, x, order=f)
+    fit = sr.select(y, x, method="alpha-investing", order=f)
     out["select"] = (fit.history["term"].map(lambda t: int(t[1:])).tolist(), bool(fit.order_used_y))
     df = x.assign(y=y)
-    fit = sr.streamreg("y ~ stream(x*, order=mine)", df, functions={"mine": f})
+    fit = sr.streamreg("y ~ stream(x*, order=mine)", df, method="alpha-investing", functions={"mine": f})
     out["formula"] = (fit.history["term"].map(lambda t: int(t[1:])).tolist(), bool(fit.order_used_y))
     return out, y.to_numpy()
 
