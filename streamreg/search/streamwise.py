@@ -148,7 +148,7 @@ def streamwise_search(
 
 def _search(model: ModelState, streams: Sequence[Stream], policy: Policy, options: SearchOptions) -> SearchResult:
     """The loop (options already validated), with its progress bar (``verbose``), closed however it ends."""
-    sizes = [s.n_candidates for s in streams]
+    sizes = [s.horizon for s in streams]  # every pass counts: re-offers are tests too
     total = None if any(m is None for m in sizes) else sum(m for m in sizes if m is not None)
     if total is not None and options.max_tests is not None:
         total = min(total, options.max_tests)

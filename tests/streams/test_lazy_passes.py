@@ -67,3 +67,13 @@ def test_search_options_passes_for():
     opts = SearchOptions(passes=3, lazy_passes=1)
     assert (opts.passes_for(True), opts.passes_for(False)) == (3, 1)
     assert SearchOptions(passes=2).passes_for(False) == 2
+
+
+def test_a_dask_array_gets_one_pass_and_the_one_pass_numpy_decisions():
+    da = pytest.importorskip("dask.array")
+    X, y = _data()
+    fit = sr.select(y, da.from_array(X, chunks=(X.shape[0], 150)))
+    ref = sr.select(y, X, passes=1)
+    assert fit.history["pass"].max() == 1
+    assert fit.selected_terms == ref.selected_terms
+    np.testing.assert_allclose(fit.history["level"].to_numpy(float), ref.history["level"].to_numpy(float), rtol=1e-12)
