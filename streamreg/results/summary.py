@@ -32,7 +32,7 @@ def selection_facts(res: StreamRegResults) -> list[tuple[str, str]]:
         ("Streams:", str(len(per))),
         _tested(res),
         ("Terms selected:", str(int(per["selected"].sum()))),
-        ("Stopped by:", res.stopped_by),
+        ("Stopped by:", _STOPS.get(res.stopped_by, res.stopped_by)),
     ]
     if getattr(res, "history_mode", "full") == "none":
         kept = f"not kept (history='none'); only the {len(res.history)} selected and refused terms are recorded"
@@ -56,6 +56,10 @@ def selection_facts(res: StreamRegResults) -> list[tuple[str, str]]:
         facts.append(("Modelled:", f"P({res.response_name} = {res.success_level!r})"))
     return facts
 
+
+#: why a search stopped, where the one word needs a sentence
+_STOPS = {"separation": "separation (10 candidates in a row would have separated the response: the selected terms "
+                        "leave no information for more)"}
 
 #: the history's skip reasons, shortened for the summary
 _SKIP_WORDS = {"collinear with the current model": "collinear", "no residual degrees of freedom": "no df left"}

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..models.base import TESTED
+from ..models.base import SEPARATION, TESTED
 from ..models.protocol import ModelState
 from ..models.scale import too_large
 from ..options import HISTORY_MODES, SearchOptions
@@ -180,6 +180,7 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
     accepted: list[AcceptedTerm] = []
     selected_rows: list[dict] = []
     n_tests, stopped_by = 0, "exhausted"
+    separating = 0  # candidates refused for separation since the last acceptance
     t0 = time.monotonic()
 
     # priorities of lanes holding candidates (-inf otherwise), kept up to date incrementally so
@@ -325,6 +326,11 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         else:
             prio[lane.index] = pol.priority()
         bar.update(n_tests, len(accepted), lambda: sum(ln.policy.wealth for ln in lanes))
+        if accept_at is not None:
+            separating = separating + 1 if reason == SEPARATION else 0 if reason is None else separating
+            if separating >= SEPARATION_STOP:
+                stopped_by = "separation"
+                break
 
     bar.close(n_tests, len(accepted), lambda: sum(ln.policy.wealth for ln in lanes))
     # the tables are built on first access (pandas costs more than a small search); their
@@ -348,6 +354,11 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
 #: runs of rejections this long or longer report their levels and wealths when the history is
 #: read (shorter ones cost less to compute than to defer)
 _DEFER_LEVELS_FROM = 64
+#: candidates in a row, since the last acceptance, whose entry would separate the response
+#: (the exact LP test refused them) after which the search stops: the selected terms leave no
+#: information for further terms (each such candidate costs a refit and a linear programme,
+#: hundreds of them on gisette), and stopping never loosens the rule's guarantee
+SEPARATION_STOP = 10
 
 
 def _check_finite(statistic: np.ndarray, buf: TermBlock, y: np.ndarray | None = None) -> None:
