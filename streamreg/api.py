@@ -98,8 +98,8 @@ def streamreg(
         ``"gaussian"`` uses exact least squares; other families a GLM.
     method : str, Policy or search method, optional
         The selection rule; ``method_options`` go to its constructor.  The default (None)
-        is alpha-investing with ``w0 = alpha_delta = 0.05``, its bids 10% front-loaded and
-        90% spread evenly over the stream (``spending="hedged"``), over ``passes=3`` (one
+        is alpha-investing with ``w0 = alpha_delta = 0.05``, its wealth spread evenly over
+        the stream (``spending="uniform"``), over ``passes=3`` (one
         pass over generators, Dask arrays and other streams that do not hold their
         candidates): chosen by simulation
         against abess, knockoffs, stepwise and the lasso (``bench/bench_power.py``); options

@@ -66,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
                    "downloaded on first use) or a CSV path")
     p.add_argument("--family", default=None, help="gaussian (default; bundled sets suggest their own), binomial, poisson, ...")
     p.add_argument("--method", default=None,
-                   help="selection rule (default: alpha-investing with w0 = alpha_delta = 0.05 and hedged "
+                   help="selection rule (default: alpha-investing with w0 = alpha_delta = 0.05 and uniform "
                         "spending, over 3 passes)")
     p.add_argument("--test", default=None, help="t or paper (gaussian); score or lr (GLMs)")
     p.add_argument("--max-tests", type=int, default=None, help="stop after this many tests")

@@ -1,8 +1,8 @@
 """The default selection rule (``method=None``; streamreg.options.default_method).
 
 With no ``method``, ``sr.select``, ``sr.streamreg`` and the CLI run alpha-investing with
-``w0 = alpha_delta = 0.05`` and hedged spending (bids ``w (0.1 / (2 i) + 0.9 / (H - i + 2))``
-over the horizon ``H`` = candidates x passes) over 3 passes; options given without a method override those
+``w0 = alpha_delta = 0.05`` and uniform spending (bids ``w / (H - i + 2)`` over the horizon
+``H`` = candidates x passes) over 3 passes; options given without a method override those
 values only.  A named ``method="alpha-investing"`` is the papers' rule: ``w0 = alpha_delta =
 0.5``, bids ``w / (2 i)``, one pass.
 """
@@ -17,7 +17,7 @@ from streamreg.cli import main
 from streamreg.options import DEFAULT_METHOD, DEFAULT_PASSES, DEFAULT_RULE_OPTIONS, default_method
 
 N, M = 100, 20
-DEFAULT = "alpha-investing(w0=0.05, alpha_delta=0.05, spending=hedged)"
+DEFAULT = "alpha-investing(w0=0.05, alpha_delta=0.05, spending=uniform)"
 PAPERS = "alpha-investing(w0=0.5, alpha_delta=0.5)"
 
 
@@ -41,27 +41,27 @@ def _rejected(fit: sr.StreamRegResults) -> bool:
 
 def test_the_constants_and_their_resolution():
     assert DEFAULT_METHOD == "alpha-investing" and DEFAULT_PASSES == 3
-    assert dict(DEFAULT_RULE_OPTIONS) == {"w0": 0.05, "alpha_delta": 0.05, "spending": "hedged"}
+    assert dict(DEFAULT_RULE_OPTIONS) == {"w0": 0.05, "alpha_delta": 0.05, "spending": "uniform"}
     assert default_method(None, None, None) == ("alpha-investing", 3, dict(DEFAULT_RULE_OPTIONS))
     assert default_method(None, 1, {"w0": 0.1}) == ("alpha-investing", 1,
-                                                    {"w0": 0.1, "alpha_delta": 0.05, "spending": "hedged"})
+                                                    {"w0": 0.1, "alpha_delta": 0.05, "spending": "uniform"})
     assert default_method("alpha-investing", None, {}) == ("alpha-investing", 1, {})
     assert default_method("lord++", 2, {"alpha": 0.1}) == ("lord++", 2, {"alpha": 0.1})
 
 
-def test_select_without_a_method_is_hedged_alpha_investing_over_three_passes(problem):
+def test_select_without_a_method_is_uniform_alpha_investing_over_three_passes(problem):
     x, y = problem
     fit = sr.select(y, x)
     assert fit.policy_description == DEFAULT
     assert _rejected(fit) and fit.history["pass"].max() == 3
     assert sorted(set(fit.history["pass"])) == [1, 2, 3]
     assert fit.selected_terms == ["x3", "x11"]
-    # hedged spending over the horizon of all passes: the first bid is w0 (0.1 / 2 + 0.9 / (3 M + 1))
-    assert fit.history["level"].iloc[0] == pytest.approx(0.05 * (0.1 / 2 + 0.9 / (3 * M + 1)), rel=1e-12)
+    # uniform spending over the horizon of all passes: the first bid is w0 / (3 M + 1)
+    assert fit.history["level"].iloc[0] == pytest.approx(0.05 / (3 * M + 1), rel=1e-12)
     text = fit.guarantee()
-    assert "<= 0.05" in text and "P(any selection) <= w0 = 0.05" in text and "Bids 10% front-loaded, 90% spread evenly" in text
+    assert "<= 0.05" in text and "P(any selection) <= w0 = 0.05" in text and "Bids spread evenly" in text
     # ... and is exactly the rule spelt out
-    spelt = sr.select(y, x, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="hedged", passes=3)
+    spelt = sr.select(y, x, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="uniform", passes=3)
     assert spelt.policy_description == DEFAULT
     assert fit.history.equals(spelt.history)
 
@@ -80,11 +80,11 @@ def test_streamreg_without_a_method_runs_the_same_default(frame, problem):
 def test_options_without_a_method_override_only_the_values_given(problem):
     x, y = problem
     fit = sr.select(y, x, w0=0.1)
-    assert fit.policy_description == "alpha-investing(w0=0.1, alpha_delta=0.05, spending=hedged)"
+    assert fit.policy_description == "alpha-investing(w0=0.1, alpha_delta=0.05, spending=uniform)"
     assert _rejected(fit) and fit.history["pass"].max() == 3
-    assert fit.history["level"].iloc[0] == pytest.approx(0.1 * (0.1 / 2 + 0.9 / (3 * M + 1)), rel=1e-12)
+    assert fit.history["level"].iloc[0] == pytest.approx(0.1 / (3 * M + 1), rel=1e-12)
     fit = sr.select(y, x, alpha_delta=0.1)
-    assert fit.policy_description == "alpha-investing(w0=0.05, alpha_delta=0.1, spending=hedged)"
+    assert fit.policy_description == "alpha-investing(w0=0.05, alpha_delta=0.1, spending=uniform)"
     assert fit.history["pass"].max() == 3
     decaying = sr.select(y, x, spending="decaying")
     assert decaying.policy_description == "alpha-investing(w0=0.05, alpha_delta=0.05)"
@@ -100,7 +100,7 @@ def test_passes_1_without_a_method_keeps_the_rule_for_one_pass(problem):
     assert fit.policy_description == DEFAULT
     assert _rejected(fit) and set(fit.history["pass"]) == {1}
     assert len(fit.history) == M
-    assert fit.history["level"].iloc[0] == pytest.approx(0.05 * (0.1 / 2 + 0.9 / (M + 1)), rel=1e-12)  # H = M
+    assert fit.history["level"].iloc[0] == pytest.approx(0.05 / (M + 1), rel=1e-12)  # the horizon is M
 
 
 def test_a_named_alpha_investing_is_the_papers_rule_with_one_pass(problem, frame):
@@ -150,7 +150,7 @@ def test_cli_without_method_uses_the_default(tmp_path, frame, capsys):
     assert out.endswith(f"Selected formula: {fit.selected_formula}")
 
     ours, out = run("--w0", "0.1")  # a flag without --method overrides the default's value only
-    assert "Selection method: alpha-investing(w0=0.1, alpha_delta=0.05, spending=hedged)" in out
+    assert "Selection method: alpha-investing(w0=0.1, alpha_delta=0.05, spending=uniform)" in out
     same(ours, sr.streamreg("y ~ stream(x*)", data, w0=0.1))
     assert ours["pass"].max() == 3
 

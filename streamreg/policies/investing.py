@@ -22,13 +22,6 @@ from .base import Plan, Policy
 from .sequences import HEDGE_FRONT, check_spending, uniform_text
 
 
-#: the share of a hedged bid that follows the front-loaded one (as for the sequences): enough
-#: to find signals the user put first, little enough to leave 90% of the uniform level for
-#: signals anywhere (bench: power 0.98 against 0.54 on 4 leading logistic signals in 1e4
-#: candidates, 0.68 against 0.77 on 10 random ones in 1e5)
-HEDGE_FRONT = 0.1
-
-
 def bid_divisor(idx: np.ndarray | float, horizon: int | None, spending: str = "uniform") -> np.ndarray | float:
     """What test ``idx`` (1-based) divides the wealth by to bid.
 
@@ -37,7 +30,9 @@ def bid_divisor(idx: np.ndarray | float, horizon: int | None, spending: str = "u
     that under rejection every bid is ``w0 / (H + 1)`` and the last test still leaves half its
     wealth; ``"hedged"``: the fraction ``h / (2 idx) + (1 - h) / (H - idx + 2)`` with
     ``h = HEDGE_FRONT`` (0.1), so that signals early in the stream (where users put the terms
-    they believe in) find front-loaded bids and signals anywhere else 90% of the uniform ones.
+    they believe in) find front-loaded bids.  The fractions compound: over a stream of 3e5
+    tests the front-loaded part takes about half the wealth (``prod (1 - 0.05 / i)``), which
+    cost 0.11 of power on 10 signals at random places in 1e5 candidates (bench_power D).
     """
     if horizon is None:
         return 2.0 * np.asarray(idx, dtype=float) if isinstance(idx, np.ndarray) else 2.0 * idx

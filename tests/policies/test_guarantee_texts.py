@@ -20,7 +20,7 @@ def test_investing_summaries_state_their_caveats():
     ai = sr.streamreg("y ~ stream(x*)", df)  # the default rule: alpha-investing, uniform spending, 3 passes
     assert "with no signal in the stream, P(any selection) <= w0 = 0.05. Streamwise p-values come from nested " \
            "fits to one response and are not independent, so this is approximate here." in ai.guarantee()
-    assert ai.guarantee().endswith("Bids 10% front-loaded, 90% spread evenly over each stream's tests (its candidates times passes, at "
+    assert ai.guarantee().endswith("Bids spread evenly over each stream's tests (its candidates times passes, at "
                                    "most max_tests); a stream of unknown length keeps the decaying sequence.")
     ii = sr.streamreg("y ~ stream(x*)", df, method="information-investing")
     assert "for d >= 3 columns the chi-square tail exceeds exp(-S/2)" in ii.guarantee()
