@@ -23,11 +23,11 @@ def _data(seed: int = 0, n: int = 100, m: int = 600):
     return X, y
 
 
-def _naive_uniform_investing(pvalues: np.ndarray, w0: float, payout: float, horizon: int):
-    """Alpha-investing with bids w / (H - i + 2), one test at a time."""
+def _naive_investing(pvalues: np.ndarray, w0: float, payout: float, fraction) -> tuple[np.ndarray, list[int]]:
+    """Alpha-investing bidding ``w * fraction(i)``, one test at a time."""
     w, levels, accepted = w0, [], []
     for i, p in enumerate(pvalues, start=1):
-        bid = w / max(horizon - i + 2, 2)
+        bid = w * fraction(i)
         levels.append(bid)
         if p < bid:
             w = w - bid + payout
@@ -35,6 +35,11 @@ def _naive_uniform_investing(pvalues: np.ndarray, w0: float, payout: float, hori
         else:
             w -= bid
     return np.array(levels), accepted
+
+
+def _naive_uniform_investing(pvalues: np.ndarray, w0: float, payout: float, horizon: int):
+    """Alpha-investing with bids w / (H - i + 2)."""
+    return _naive_investing(pvalues, w0, payout, lambda i: 1 / max(horizon - i + 2, 2))
 
 
 @pytest.mark.parametrize("block_size", [1, 3, 512])
@@ -125,17 +130,8 @@ def test_started_rule_names_its_horizon():
 
 
 def _naive_hedged_investing(pvalues: np.ndarray, w0: float, payout: float, horizon: int):
-    """Alpha-investing bidding 10% of the decaying and 90% of the uniform fraction, one test at a time."""
-    w, levels, accepted = w0, [], []
-    for i, p in enumerate(pvalues, start=1):
-        bid = w * (0.1 / (2 * i) + 0.9 / max(horizon - i + 2, 2))
-        levels.append(bid)
-        if p < bid:
-            w = w - bid + payout
-            accepted.append(i - 1)
-        else:
-            w -= bid
-    return np.array(levels), accepted
+    """Alpha-investing bidding 10% of the decaying and 90% of the uniform fraction."""
+    return _naive_investing(pvalues, w0, payout, lambda i: 0.1 / (2 * i) + 0.9 / max(horizon - i + 2, 2))
 
 
 @pytest.mark.parametrize("block_size", [1, 3, 512])

@@ -5,18 +5,7 @@
 source("tests/reference/common.R")
 suppressPackageStartupMessages(library(MASS))
 
-## base models: intercept only, and one with a few terms (factors included) so that the
-## candidates are scored against a non-trivial fit
-BASES <- list(
-  wdbc = list(character(0), c("perimeter_worst", "smoothness_worst")),
-  birthwt = list(character(0), c("lwt", "race")),
-  infert = list(character(0), c("education")),
-  biopsy = list(character(0), c("V2", "V6")),
-  quine = list(character(0), c("Eth", "Age")),
-  epil = list(character(0), c("trt", "lbase")),
-  ships = list(character(0), c("log_service", "year")),
-  warpbreaks = list(character(0), c("wool"))
-)
+BASES <- ADD1_BASES
 
 ## add1.glm's Rao statistic is score = null.deviance - deviance of the weighted least-squares
 ## regression of the base model's working residuals on [base, candidate], with the base

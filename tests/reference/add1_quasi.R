@@ -4,16 +4,7 @@
 ## Writes tests/reference/add1_quasi.csv (same cases as add1_glm.R).
 source("tests/reference/common.R")
 
-BASES <- list(
-  wdbc = list(character(0), c("perimeter_worst", "smoothness_worst")),
-  birthwt = list(character(0), c("lwt", "race")),
-  infert = list(character(0), c("education")),
-  biopsy = list(character(0), c("V2", "V6")),
-  quine = list(character(0), c("Eth", "Age")),
-  epil = list(character(0), c("trt", "lbase")),
-  ships = list(character(0), c("log_service", "year")),
-  warpbreaks = list(character(0), c("wool"))
-)
+BASES <- ADD1_BASES
 QUASI <- list(binomial = quasibinomial(), poisson = quasipoisson())
 
 ## add1's numerator (the working-residual regression of add1.glm) with weights and residuals at

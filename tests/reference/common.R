@@ -57,6 +57,19 @@ load_dataset <- function(name) {
        candidates = cands)
 }
 
+## add1 base models (add1_glm.R, add1_quasi.R): intercept only, and one with a few terms
+## (factors included) so that the candidates are scored against a non-trivial fit
+ADD1_BASES <- list(
+  wdbc = list(character(0), c("perimeter_worst", "smoothness_worst")),
+  birthwt = list(character(0), c("lwt", "race")),
+  infert = list(character(0), c("education")),
+  biopsy = list(character(0), c("V2", "V6")),
+  quine = list(character(0), c("Eth", "Age")),
+  epil = list(character(0), c("trt", "lbase")),
+  ships = list(character(0), c("log_service", "year")),
+  warpbreaks = list(character(0), c("wool"))
+)
+
 family_of <- function(name) switch(name, binomial = binomial(), poisson = poisson(),
                                    stop("unknown family ", name))
 
