@@ -37,22 +37,27 @@ def _naive_investing(pvalues: np.ndarray, w0: float, payout: float, fraction) ->
     return np.array(levels), accepted
 
 
-def _naive_uniform_investing(pvalues: np.ndarray, w0: float, payout: float, horizon: int):
-    """Alpha-investing with bids w / (H - i + 2)."""
-    return _naive_investing(pvalues, w0, payout, lambda i: 1 / max(horizon - i + 2, 2))
+#: bid fractions of the spending schedules, as transcribed from their definitions (H: horizon)
+FRACTIONS = {
+    "uniform": lambda i, h: 1 / max(h - i + 2, 2),
+    "hedged": lambda i, h: 0.1 / (2 * i) + 0.9 / max(h - i + 2, 2),
+}
 
 
+@pytest.mark.parametrize("spending", sorted(FRACTIONS))
 @pytest.mark.parametrize("block_size", [1, 3, 512])
-def test_uniform_alpha_investing_equals_naive_loop(block_size):
+def test_spread_alpha_investing_equals_naive_loop(spending, block_size):
     X, y = _data()
     m = X.shape[1]
-    fit = sr.select(y, X, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="uniform",
+    fit = sr.select(y, X, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending=spending,
                     block_size=block_size)
     h = fit.history
-    levels, accepted = _naive_uniform_investing(h["pvalue"].to_numpy(), 0.05, 0.05, m)
+    levels, accepted = _naive_investing(h["pvalue"].to_numpy(), 0.05, 0.05, lambda i: FRACTIONS[spending](i, m))
     np.testing.assert_allclose(h["level"].to_numpy(), levels, rtol=1e-12)
     assert fit.selected_terms == [f"x{j}" for j in accepted]
     assert fit.selected_terms == ["x20", "x300", "x590"]
+    wording = "Bids spread evenly" if spending == "uniform" else "Bids 10% front-loaded, 90% spread evenly"
+    assert wording in fit.guarantee()
 
 
 def test_uniform_bids_are_flat_until_an_acceptance():
@@ -127,24 +132,6 @@ def test_started_rule_names_its_horizon():
     assert rule.guarantee().endswith("Spending spread evenly over the stream's 600 tests.")
     rule.start(n_obs=50, n_candidates=None)
     assert rule.guarantee().endswith("The stream's length is unknown, so the spending follows the decaying sequence.")
-
-
-def _naive_hedged_investing(pvalues: np.ndarray, w0: float, payout: float, horizon: int):
-    """Alpha-investing bidding 10% of the decaying and 90% of the uniform fraction."""
-    return _naive_investing(pvalues, w0, payout, lambda i: 0.1 / (2 * i) + 0.9 / max(horizon - i + 2, 2))
-
-
-@pytest.mark.parametrize("block_size", [1, 3, 512])
-def test_hedged_alpha_investing_equals_naive_loop(block_size):
-    X, y = _data()
-    m = X.shape[1]
-    fit = sr.select(y, X, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="hedged",
-                    block_size=block_size)
-    h = fit.history
-    levels, accepted = _naive_hedged_investing(h["pvalue"].to_numpy(), 0.05, 0.05, m)
-    np.testing.assert_allclose(h["level"].to_numpy(), levels, rtol=1e-12)
-    assert fit.selected_terms == [f"x{j}" for j in accepted]
-    assert "10% front-loaded, 90% spread evenly" in fit.guarantee()
 
 
 def test_hedged_lord_mixes_the_two_sequences():
