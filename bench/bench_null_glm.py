@@ -30,16 +30,16 @@ import os
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
-import argparse  # noqa: E402
-import datetime  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
+import argparse
+import datetime
+import subprocess
+import sys
+import time
+import warnings
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import streamreg as sr  # noqa: E402
+import streamreg as sr
 
 warnings.filterwarnings("ignore")
 

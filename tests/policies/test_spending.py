@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import streamreg as sr
-from streamreg.policies import AlphaInvesting, LORDPlusPlus, SAFFRON
+from streamreg.policies import SAFFRON, AlphaInvesting, LORDPlusPlus
 
 
 def _data(seed: int = 0, n: int = 100, m: int = 600):
