@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import streamreg as sr
@@ -119,8 +120,6 @@ def test_spending_refusals():
 
 
 def _frame(X, y):
-    import pandas as pd
-
     df = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
     df["y"] = y
     return df
@@ -144,3 +143,11 @@ def test_hedged_lord_mixes_the_two_sequences():
     b = sr.select(y, X, method="lord++", alpha=0.1, w0=0.1, gammai=0.1 * lord_gamma(j) + 0.9 / m)
     assert a.selected_terms == b.selected_terms
     np.testing.assert_allclose(a.history["level"].to_numpy(), b.history["level"].to_numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["lord++", "saffron", "addis", "alpha-investing-fdr"])
+def test_online_fdr_spreads_over_the_vector_it_is_given(method):
+    p = np.array([1e-4, 0.2, 0.01, 3e-4, 0.04, 2e-5, 0.6, 0.003])
+    uniform = sr.online_fdr(p, method=method, alpha=0.1, spending="uniform")
+    flat = sr.online_fdr(p, method=method, alpha=0.1, gammai=np.full(p.size, 1 / p.size))
+    pd.testing.assert_frame_equal(uniform, flat)
