@@ -328,7 +328,8 @@ class InformationInvesting(_Investing):
         return (
             "Accepting a term of one or two columns implies p < eps_i (P(chi2_d > S) <= exp(-S/2) for "
             "d <= 2); for d >= 3 columns the chi-square tail exceeds exp(-S/2) and only the coef_bits "
-            f"charge of d b bits compensates. So the alpha-investing bound mFDR <= {self.w_delta:g} "
-            f"(eta = {eta:g}) holds approximately, to the accuracy of these tail bounds, and with "
-            "streamwise p-values that are not independent."
+            f"charge of d b bits compensates. So the alpha-investing bound E[V]/(E[R] + {eta:g}) <= "
+            f"{self.w_delta:g} (mFDR with eta = w0/w_delta = {eta:g}: with eta above 1, weaker than "
+            f"E[V]/E[R] <= {self.w_delta:g}) holds approximately, to the accuracy of these tail bounds, "
+            "and with streamwise p-values that are not independent."
         )
