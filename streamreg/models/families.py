@@ -94,7 +94,7 @@ Separation = Literal["binary", "counts"]
 #: R's ``logLik`` of a GLM refit (:func:`streamreg.results.fitstats.r_loglik`): ``"llf"``
 #: statsmodels' (R's too, or R has none), ``"grouped_binomial"`` statsmodels' but for the
 #: binomial coefficients of proportions, else R's family ``aic`` at ``deviance / sum(w)``
-LogLik = Literal["llf", "grouped_binomial", "gaussian", "gamma", "inverse_gaussian"]
+LogLik = Literal["llf", "grouped_binomial", "gaussian", "gamma", "inverse_gaussian", "none"]
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,12 @@ class FamilySpec:
     penalised_link : type or None
         The link the penalised loss needs.
     loglik : str
-        R's log-likelihood convention of the refit (:data:`LogLik`).
+        R's log-likelihood convention of the refit (:data:`LogLik`; ``"none"``: R's ``logLik``
+        is NA, as for the quasi families).
+    refit_scale : str or None
+        statsmodels' ``GLM.fit(scale=)`` of the refit (``"X2"``: the Pearson dispersion, with
+        t tests on the residual df, as R's ``summary.glm`` of a quasi family); None: the
+        family's own.
 
     Examples
     --------
@@ -168,6 +173,7 @@ class FamilySpec:
     penalised_loss: Literal["squared", "logistic"] | None = None
     penalised_link: type | None = field(default=None, repr=False)
     loglik: LogLik = "llf"
+    refit_scale: str | None = None
 
     def __post_init__(self) -> None:
         if self.default_test not in self.test_names:
@@ -257,6 +263,20 @@ class FamilySpec:
         return self.penalised_loss
 
 
+class QuasiPoisson(sm.families.Poisson):
+    """R's ``quasipoisson()``: the Poisson variance ``mu`` and log link, the dispersion estimated.
+
+    Candidates are tested with the Pearson dispersion (``test="score-f"``), the refit reports
+    standard errors scaled by it and t tests (R's ``summary.glm``), and there is no
+    log-likelihood (R's ``logLik`` is NA).
+    """
+
+
+class QuasiBinomial(sm.families.Binomial):
+    """R's ``quasibinomial()``: the binomial variance ``mu (1 - mu)`` and logit link, the
+    dispersion estimated (see :class:`QuasiPoisson`)."""
+
+
 GAUSSIAN = FamilySpec("gaussian", "gaussian", sm.families.Gaussian, sm.families.Gaussian, ("gaussian", "normal"),
                       link=_links.Identity, least_squares=True, tests=LEAST_SQUARES_TESTS, default_test="t",
                       test_scope="the Gaussian family", penalised_loss="squared", loglik="gaussian")
@@ -278,14 +298,20 @@ INVERSE_GAUSSIAN = FamilySpec("inversegaussian", "inverse.gaussian", sm.families
 NEGATIVE_BINOMIAL = FamilySpec("negativebinomial", "negative.binomial", sm.families.NegativeBinomial,
                                lambda: sm.families.NegativeBinomial(alpha=1.0), ("negativebinomial",),
                                default_test="score-f", fixed_dispersion=True, mean_range=POSITIVE, response="counts")
+QUASIPOISSON = FamilySpec("quasipoisson", "quasipoisson", QuasiPoisson, QuasiPoisson, ("quasipoisson",),
+                          default_test="score-f", mean_range=NONNEGATIVE, response="counts", separation="counts",
+                          loglik="none", refit_scale="X2")
+QUASIBINOMIAL = FamilySpec("quasibinomial", "quasibinomial", QuasiBinomial, QuasiBinomial, ("quasibinomial",),
+                           default_test="score-f", mean_range=UNIT, response="binary", separation="binary",
+                           loglik="none", refit_scale="X2")
 #: statmod's ``tweedie()``: no R log-likelihood (its ``aic`` is NA), statsmodels' ``llf`` kept
 TWEEDIE = FamilySpec("tweedie", "tweedie", sm.families.Tweedie, sm.families.Tweedie, mean_range=POSITIVE)
 #: any other statsmodels family: a GLM with an estimated dispersion and nothing checked
 OTHER = FamilySpec("family", None, sm.families.Family, None)
 
 #: every spec, the first that fits a family instance being its spec
-SPECS: tuple[FamilySpec, ...] = (GAUSSIAN, GAUSSIAN_GLM, BINOMIAL, POISSON, GAMMA, INVERSE_GAUSSIAN,
-                                 NEGATIVE_BINOMIAL, TWEEDIE, OTHER)
+SPECS: tuple[FamilySpec, ...] = (GAUSSIAN, GAUSSIAN_GLM, QUASIBINOMIAL, QUASIPOISSON, BINOMIAL, POISSON, GAMMA,
+                                 INVERSE_GAUSSIAN, NEGATIVE_BINOMIAL, TWEEDIE, OTHER)
 #: the family names :func:`resolve_family` accepts
 FAMILIES: Mapping[str, FamilySpec] = {n: s for s in SPECS for n in s.names}
 
@@ -304,7 +330,7 @@ def resolve_family(family: str | Any) -> tuple[Any, str]:
     >>> resolve_family("weibull")
     Traceback (most recent call last):
         ...
-    ValueError: unknown family 'weibull'; use one of ['binomial', 'gamma', 'gaussian', 'inverse_gaussian', 'logistic', 'negativebinomial', 'normal', 'poisson'] or a statsmodels family instance
+    ValueError: unknown family 'weibull'; use one of ['binomial', 'gamma', 'gaussian', 'inverse_gaussian', 'logistic', 'negativebinomial', 'normal', 'poisson', 'quasibinomial', 'quasipoisson'] or a statsmodels family instance
     """
     if isinstance(family, str):
         spec = FAMILIES.get(family.lower().replace("-", "_"))

@@ -132,6 +132,8 @@ def r_loglik(fit: Any, family: Any) -> float:
     """
     model = fit.model
     convention = spec_of(family).loglik  # FamilySpec.loglik
+    if convention == "none":  # quasi families: no likelihood (R's logLik is NA)
+        return float("nan")
     if isinstance(model, sm.GLM) and convention == "grouped_binomial":
         grouped = _grouped_binomial_loglik(fit)
         if grouped is not None:

@@ -103,7 +103,9 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
                 fit = _ols(y, x, scales, None if weights is None else weights.var_weights, cov)
             else:
                 # least squares as a GLM reports t tests as WLS does, unless the covariance is robust
-                fit = _glm(y, x, family, scales, weights, use_t=ols and not cov.robust, cov=cov)
+                # least squares as a GLM, and the quasi families (R's summary.glm), report t tests
+                use_t = (ols or spec_of(family).refit_scale is not None) and not cov.robust
+                fit = _glm(y, x, family, scales, weights, use_t=use_t, cov=cov)
             fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
     suspect = not ols and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
     rows = None if weights is None else weights.positive_rows()
@@ -162,13 +164,18 @@ def _robust_from(result: Any, inner: Any, scales: np.ndarray) -> None:
 
 
 def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST) -> Any:
-    """IRLS to convergence, then restarted once from the estimates (covariance at the MLE)."""
-    fit = model.fit(tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None, **cov.fit_kwargs())
+    """IRLS to convergence, then restarted once from the estimates (covariance at the MLE).
+
+    A quasi family's dispersion is statsmodels' ``scale="X2"`` (``FamilySpec.refit_scale``)."""
+    scale = spec_of(model.family).refit_scale
+    options: dict[str, Any] = {} if scale is None else {"scale": scale}
+    options.update(cov.fit_kwargs())
+    fit = model.fit(tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None, **options)
     params = np.asarray(fit.params, dtype=float)
     if not (getattr(fit, "converged", False) and np.all(np.isfinite(params))):
         return fit  # not at an MLE (e.g. separation): nothing to gain, the warnings say so
     restarted = model.fit(start_params=params, tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None,
-                          **cov.fit_kwargs())
+                          **options)
     restarted.fit_history["iteration"] += fit.fit_history["iteration"]  # iterations of both runs
     return restarted
 

@@ -99,6 +99,8 @@ def _ols_aic_differs(res: StreamRegResults) -> bool:
 
 def _llf_differs(res: StreamRegResults) -> bool:
     """A GLM header whose log-likelihood is not R's (Pearson dispersion; grouped binomial)."""
+    if not np.isfinite(res.llf):
+        return False  # a quasi family: its own note
     return not hasattr(res.fit, "rsquared") and abs(float(res.fit.llf) - res.llf) > 1e-9 * max(1.0, abs(res.llf))
 
 
@@ -167,6 +169,11 @@ def notes(res: StreamRegResults) -> list[str]:
                      f"{'without the binomial coefficients' if grouped else 'Pearson dispersion'}); R's logLik(), "
                      f"AIC() and BIC(){'' if grouped else ' (dispersion deviance / n)'}, as fit.llf, fit.aic, fit.bic "
                      f"and glance() report them: {res.llf:.6g}, {res.aic:.6g} and {res.bic:.6g}.")
+    if spec_of(res.family).loglik == "none":
+        lines.append(f"A {spec_of(res.family).r_name} family has no likelihood: the Log-Likelihood above is "
+                     "statsmodels' for the underlying family, and logLik, AIC and BIC are not available (NA "
+                     f"in R). Standard errors use the Pearson dispersion {float(res.fit.scale):.4g} and t tests "
+                     "on the residual degrees of freedom, as R's summary.glm.")
     freq = np.asarray(getattr(res.fit.model, "freq_weights", 1.0), dtype=float)
     if freq.ndim and not np.all(freq == 1.0):
         # statsmodels' header counts rows; the residual df, BIC and glance() count observations

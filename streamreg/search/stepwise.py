@@ -36,6 +36,7 @@ import pandas as pd
 from scipy import stats
 
 from ..models.base import COLLINEAR, NO_DF, TESTED
+from ..models.families import spec_of
 from ..models.protocol import ComparableState
 from ..options import SearchOptions, check_choice, check_integer
 from ..outcomes import TestOutcomes
@@ -156,6 +157,14 @@ class Stepwise(OwnLoop):
     @property
     def reads_lazily(self) -> bool:
         return False  # every candidate is read before the first step
+
+    def check_family(self, family: Any) -> None:
+        """Stepwise compares log-likelihoods, which a quasi family does not have (R's ``step()``
+        stops: "AIC is not defined for this model")."""
+        if family is not None and spec_of(family).loglik == "none":
+            raise ValueError(f"stepwise search compares log-likelihoods, and the {spec_of(family).r_name} family has "
+                             "none (R's step(): 'AIC is not defined for this model'); use a streamwise rule (the "
+                             "default method) with it, or the family it extends (poisson, binomial)")
 
     def describe(self) -> str:
         args = f"direction={self.direction!r}"

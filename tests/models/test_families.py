@@ -81,12 +81,12 @@ def test_the_tests_are_checked_against_the_table():
         fm.BINOMIAL.check_test(None, allow_none=False)
 
 
-def test_an_unknown_family_gives_todays_messages():
+def test_an_unknown_family_lists_the_known_ones():
     with pytest.raises(ValueError) as err:
         resolve_family("weibull")
     assert str(err.value) == ("unknown family 'weibull'; use one of ['binomial', 'gamma', 'gaussian', "
-                              "'inverse_gaussian', 'logistic', 'negativebinomial', 'normal', 'poisson'] or a "
-                              "statsmodels family instance")
+                              "'inverse_gaussian', 'logistic', 'negativebinomial', 'normal', 'poisson', "
+                              "'quasibinomial', 'quasipoisson'] or a statsmodels family instance")
     with pytest.raises(ValueError, match="unknown family 'tweedie'"):  # an instance only, as before
         resolve_family("tweedie")
     with pytest.raises(TypeError, match="family must be a name or a statsmodels family instance, got int"):
@@ -113,7 +113,8 @@ def test_penalised_losses_and_loglik_conventions():
     assert fm.POISSON.loss_for(sm.families.Poisson()) is None
     assert {s.name: s.loglik for s in fm.SPECS if s.names} == {
         "gaussian": "gaussian", "binomial": "grouped_binomial", "poisson": "llf", "gamma": "gamma",
-        "inversegaussian": "inverse_gaussian", "negativebinomial": "llf"}
+        "inversegaussian": "inverse_gaussian", "negativebinomial": "llf", "quasipoisson": "none",
+        "quasibinomial": "none"}
     assert fm.TWEEDIE.loglik == "llf"
 
 
