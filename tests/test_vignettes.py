@@ -45,7 +45,9 @@ def test_vignette_runs_in_quick_mode(path: Path, tmp_path: Path, data_env: dict[
     proc = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300, check=False)
     if proc.returncode and "DownloadError" in proc.stderr and "STREAMREG_DATA_URL" not in env:
-        pytest.skip(f"{path.name} needs a fetched data set: no network, no mirror, no ../shared/data")
+        pytest.skip(f"{path.name} needs a fetched data set: no network, no mirror, no ../shared/data; run it once "
+                    "with network access (the set is then cached), or set STREAMREG_DATA_URL to a folder holding "
+                    "<name>/<file> (README, Data sets)")
     assert proc.returncode == 0, (f"{path.name} failed (exit {proc.returncode})\n"
                                   f"--- stdout (tail) ---\n{proc.stdout[-3000:]}\n"
                                   f"--- stderr (tail) ---\n{proc.stderr[-5000:]}")
