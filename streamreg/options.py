@@ -82,9 +82,10 @@ HISTORY_MODES = ("full", "none")
 #: override these; ``method="alpha-investing"`` is the papers' rule with their defaults.
 DEFAULT_METHOD = "alpha-investing"
 DEFAULT_RULE_OPTIONS: Mapping[str, Any] = {"w0": 0.05, "alpha_delta": 0.05, "spending": "uniform"}
-#: passes of the default rule over streams held in memory (arrays, frames); streams that
-#: compute or read their candidates lazily get one pass unless ``passes=`` is given, so that
-#: no default keeps a copy of every rejected candidate of a long stream
+#: passes of the default rule over streams that hold their candidates (arrays, frames, generated
+#: columns that re-read by position); streams that read their candidates lazily (generators,
+#: Dask) get one pass unless ``passes=`` is given, so that no default keeps a copy of every
+#: rejected candidate of a long stream
 DEFAULT_PASSES = 3
 
 
@@ -114,9 +115,9 @@ class SearchOptions:
     history: str = "full"
     multistream: bool = True
     passes: int = 1
-    #: passes over streams that do not hold their candidates in memory (generators, Dask
-    #: arrays, generated classes), whose re-offers would have to keep every rejected
-    #: candidate's values; None: ``passes``
+    #: passes over streams that do not hold their candidates (generators, Dask arrays,
+    #: interactions; ``Stream.holds_candidates``), whose re-offers would have to keep every
+    #: rejected candidate's values; None: ``passes``
     lazy_passes: int | None = None
 
     def __post_init__(self) -> None:
