@@ -298,11 +298,13 @@ INVERSE_GAUSSIAN = FamilySpec("inversegaussian", "inverse.gaussian", sm.families
 NEGATIVE_BINOMIAL = FamilySpec("negativebinomial", "negative.binomial", sm.families.NegativeBinomial,
                                lambda: sm.families.NegativeBinomial(alpha=1.0), ("negativebinomial",),
                                default_test="score-f", fixed_dispersion=True, mean_range=POSITIVE, response="counts")
+#: a quasi family has no likelihood (no LR test) and its dispersion is estimated (no score test at 1)
+QUASI_TESTS = (SCORE_F,)
 QUASIPOISSON = FamilySpec("quasipoisson", "quasipoisson", QuasiPoisson, QuasiPoisson, ("quasipoisson",),
-                          default_test="score-f", mean_range=NONNEGATIVE, response="counts", separation="counts",
+                          tests=QUASI_TESTS, default_test="score-f", test_scope="a quasi family", mean_range=NONNEGATIVE, response="counts", separation="counts",
                           loglik="none", refit_scale="X2")
 QUASIBINOMIAL = FamilySpec("quasibinomial", "quasibinomial", QuasiBinomial, QuasiBinomial, ("quasibinomial",),
-                           default_test="score-f", mean_range=UNIT, response="binary", separation="binary",
+                           tests=QUASI_TESTS, default_test="score-f", test_scope="a quasi family", mean_range=UNIT, response="binary", separation="binary",
                            loglik="none", refit_scale="X2")
 #: statmod's ``tweedie()``: no R log-likelihood (its ``aic`` is NA), statsmodels' ``llf`` kept
 TWEEDIE = FamilySpec("tweedie", "tweedie", sm.families.Tweedie, sm.families.Tweedie, mean_range=POSITIVE)

@@ -71,6 +71,8 @@ _MU_EPS = 1e-12
 #: fitted means this close to the boundary (0 or 1 for binomial, 0 for Poisson) trigger the
 #: exact test of whether the MLE exists; a trigger, never a verdict (R only warns there)
 _SUSPECT = 1e-6
+#: fitted means this close to the boundary count towards :meth:`GLMState.boundary_share`
+_NEAR_BOUNDARY = 1e-4
 
 
 @dataclass
@@ -372,6 +374,18 @@ class GLMState:
         self.x, self.result = x_new, fit.result
         self._refresh()
         return None
+
+    def boundary_share(self) -> float:
+        """Share of the rows whose fitted mean lies within ``1e-4`` of where the MLE stops
+        existing (0 or 1 for a 0/1 response, 0 for a zero count): how little information the
+        current model leaves for further terms (0 for families without that boundary)."""
+        kind = spec_of(self.family).separation
+        if kind is None:
+            return 0.0
+        with np.errstate(over="ignore"):
+            mu = np.asarray(self.result.fittedvalues, dtype=float)
+        near = np.minimum(mu, 1 - mu) < _NEAR_BOUNDARY if kind == "binary" else (mu < _NEAR_BOUNDARY) & (self.y == 0)
+        return float(np.mean(near))
 
     def log_pvalue(self, statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
         return log_sf(statistic, df, df_resid)

@@ -92,10 +92,17 @@ class _Investing(Policy):
         return math.exp(self._log_w)
 
     def _first_log_bid(self) -> float:
-        """A bound on the log-bids of a run of rejections: the next test's ``log(w / (2 i))``,
-        the largest, raised by far more than any rounding difference from the schedule's own
-        value of it, so that it is at least every bid the schedule gives."""
-        first = self._log_w - math.log(bid_divisor(self.n_tested + 1, self._horizon, self.spending))
+        """A bound on the log-bids of a run of rejections, raised by far more than any rounding
+        difference from the schedule's own values, so that it is at least every bid the
+        schedule gives.  Decaying and uniform bids never rise along a run of rejections, so the
+        next test's bid is the bound; hedged bids do rise towards the horizon's end (their
+        uniform part's fraction grows to 1/2), so their bound is the wealth times the largest
+        fraction any later test can bid."""
+        if self.spending == "hedged" and self._horizon is not None:
+            fraction = HEDGE_FRONT / (2.0 * (self.n_tested + 1)) + (1.0 - HEDGE_FRONT) / 2.0
+            first = self._log_w + math.log(fraction)
+        else:
+            first = self._log_w - math.log(bid_divisor(self.n_tested + 1, self._horizon, self.spending))
         return first + 1e-12 * (1.0 + abs(first))
 
     @abstractmethod

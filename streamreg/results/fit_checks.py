@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
+import statsmodels.api as sm
 from scipy import stats
 
 from ..models.families import spec_of
@@ -17,8 +18,11 @@ if TYPE_CHECKING:
 
 #: Pearson dispersion tests at this level are reported as overdispersion
 OVERDISPERSION_LEVEL = 0.01
-#: fitted probabilities this close to 0 or 1 count as nearly separated
+#: fitted probabilities this close to 0 or 1 count as nearly separated ...
 NEAR_ONE = 1e-4
+#: ... when at least this share of the rows has them (a single strong predictor puts a few
+#: per cent of a large sample there without any trouble)
+NEAR_SHARE = 0.10
 #: a coefficient's standard error per standard deviation of its column beyond this (link scale)
 #: is called huge: a one-SD change of the term is then not estimated at all
 HUGE_SE = 5.0
@@ -64,9 +68,11 @@ def stability_warnings(res: StreamRegResults) -> list[str]:
     mu = np.asarray(res.fit.fittedvalues, dtype=float)
     if spec_of(res.family).response == "binary" and _binary(res):
         near = int(np.sum(np.minimum(mu, 1 - mu) < NEAR_ONE))
-        if near:
+        if near >= NEAR_SHARE * mu.size:
             out.append(f"nearly separated: {near} of {mu.size} fitted probabilities lie within {NEAR_ONE:g} of 0 or 1, "
                        "so some coefficients are driven towards infinity and their Wald statistics understate them")
+    if not isinstance(getattr(res.family, "link", None), _SCALE_FREE_LINKS):
+        return out  # on an identity or inverse link the linear predictor carries the response's units
     exog = np.asarray(res.fit.model.exog, dtype=float)
     sd = exog.std(axis=0)
     bse = np.asarray(res.fit.bse, dtype=float)
@@ -77,6 +83,12 @@ def stability_warnings(res: StreamRegResults) -> list[str]:
         out.append(f"the standard error of {name} is {per_sd[j]:.3g} per standard deviation of the term on the link "
                    f"scale (more than {HUGE_SE:g}): its coefficient is not estimated in any useful sense")
     return out
+
+
+#: links whose linear predictor has no units (log odds, log means, probits): an SE per SD of a
+#: term is comparable across data sets only on these
+_SCALE_FREE_LINKS = (sm.families.links.Log, sm.families.links.Logit, sm.families.links.Probit,
+                     sm.families.links.CLogLog, sm.families.links.LogLog)
 
 
 def _binary(res: StreamRegResults) -> bool:

@@ -58,8 +58,8 @@ def selection_facts(res: StreamRegResults) -> list[tuple[str, str]]:
 
 
 #: why a search stopped, where the one word needs a sentence
-_STOPS = {"separation": "separation (10 candidates in a row would have separated the response: the selected terms "
-                        "leave no information for more)"}
+_STOPS = {"separation": "separation (the fit is nearly separated and 10 candidates since the last acceptance "
+                        "would have separated the response: the selected terms leave no information for more)"}
 
 #: the history's skip reasons, shortened for the summary
 _SKIP_WORDS = {"collinear with the current model": "collinear", "no residual degrees of freedom": "no df left"}

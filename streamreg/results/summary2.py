@@ -10,6 +10,7 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 from statsmodels.iolib.summary2 import Summary
 
@@ -46,7 +47,7 @@ def selection_summary2(res: StreamRegResults, *, alpha: float = 0.05, float_form
     facts = pd.DataFrame(selection_facts(res))
     streams = pd.DataFrame(stream_rows(res), columns=["stream", "tested", "selected", "final wealth"])
     paragraphs = notes(res)
-    if estimates_dispersion(res.family) and not states_r_aic(res):  # notes() said it already
+    if estimates_dispersion(res.family) and not states_r_aic(res) and np.isfinite(res.aic):  # notes() said it
         paragraphs.append(f"AIC and BIC above are statsmodels' and do not count the dispersion; counted as R's AIC() "
                           f"and BIC() count it (fit.aic, fit.bic): {res.aic:.4f} and {res.bic:.4f}.")
     lines = pd.DataFrame([line for note in paragraphs for line in textwrap.wrap(note, width=width)])

@@ -328,7 +328,7 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         bar.update(n_tests, len(accepted), lambda: sum(ln.policy.wealth for ln in lanes))
         if accept_at is not None:
             separating = separating + 1 if reason == SEPARATION else 0 if reason is None else separating
-            if separating >= SEPARATION_STOP:
+            if separating >= SEPARATION_STOP and getattr(model, "boundary_share", lambda: 0.0)() > EXHAUSTED_SHARE:
                 stopped_by = "separation"
                 break
 
@@ -354,11 +354,15 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
 #: runs of rejections this long or longer report their levels and wealths when the history is
 #: read (shorter ones cost less to compute than to defer)
 _DEFER_LEVELS_FROM = 64
-#: candidates in a row, since the last acceptance, whose entry would separate the response
-#: (the exact LP test refused them) after which the search stops: the selected terms leave no
-#: information for further terms (each such candidate costs a refit and a linear programme,
-#: hundreds of them on gisette), and stopping never loosens the rule's guarantee
+#: candidates refused since the last acceptance because their entry would separate the
+#: response (exact LP test), after which the search stops if the current fit itself is nearly
+#: separated (more than :data:`EXHAUSTED_SHARE` of its fitted means at the boundary): the
+#: selected terms then leave no information for more (each refusal costs a refit and a linear
+#: programme, hundreds of them on gisette); stopping never loosens the rule's guarantee.  A
+#: model that is not near the boundary keeps searching: rare indicators can each separate the
+#: response on their own while real signals wait further on.
 SEPARATION_STOP = 10
+EXHAUSTED_SHARE = 0.5
 
 
 def _check_finite(statistic: np.ndarray, buf: TermBlock, y: np.ndarray | None = None) -> None:

@@ -78,3 +78,10 @@ def test_stepwise_refuses_a_quasi_family_as_r_step_does(method):
     with pytest.raises(ValueError, match=r"stepwise search compares log-likelihoods, and the quasipoisson family "
                                          r"has none \(R's step\(\): 'AIC is not defined for this model'\)"):
         sr.streamreg("Days ~ stream(C(Eth), C(Sex))", quine, family="quasipoisson", method=method)
+
+
+@pytest.mark.parametrize("test", ["score", "lr"])
+def test_a_quasi_family_tests_only_with_its_estimated_dispersion(test):
+    quine = load_data("quine")
+    with pytest.raises(ValueError, match=r"test must be one of \('score-f',\) for a quasi family, got '" + test):
+        sr.streamreg("Days ~ stream(C(Eth), C(Sex))", quine, family="quasipoisson", test=test)

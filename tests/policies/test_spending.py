@@ -151,3 +151,31 @@ def test_online_fdr_spreads_over_the_vector_it_is_given(method):
     uniform = sr.online_fdr(p, method=method, alpha=0.1, spending="uniform")
     flat = sr.online_fdr(p, method=method, alpha=0.1, gammai=np.full(p.size, 1 / p.size))
     pd.testing.assert_frame_equal(uniform, flat)
+
+
+def test_hedged_bids_rise_near_the_horizon_and_the_screen_allows_for_it():
+    """Hedged bids grow towards the horizon's end; a candidate whose p-value lies between the
+    run's first bid and its own must be accepted whatever the block size."""
+    import statsmodels.api as sm
+
+    from streamreg.policies.investing import rejection_schedule
+
+    rng = np.random.default_rng(0)
+    n, m, j = 200, 1000, 990
+    X = rng.normal(size=(n, m))
+    e = rng.normal(size=n)
+    _, bid, _ = rejection_schedule(np.log(0.05), 0, m, m, "hedged")
+    assert bid[j] > bid[600]
+    target = np.sqrt(bid[600] * bid[j])  # between the two bids
+
+    def pvalue(beta: float) -> float:
+        return float(sm.OLS(beta * X[:, j] + e, np.column_stack([np.ones(n), X[:, j]])).fit().pvalues[1])
+
+    lo, hi = 0.0, 1.0  # bisect the effect size that puts the p-value at the target
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if pvalue(mid) > target else (lo, mid)
+    y = hi * X[:, j] + e
+    picks = [sr.select(y, X, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="hedged",
+                       block_size=bs, passes=1).selected_terms for bs in (1, 600)]
+    assert picks[0] == picks[1] == [f"x{j}"]

@@ -5,6 +5,7 @@ Each number in a note is recomputed here from the statsmodels refit (``fit.fit``
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ import streamreg as sr
 from streamreg.results.fit_checks import (
     HUGE_SE,
     NEAR_ONE,
+    NEAR_SHARE,
     candidate_test_note,
     dispersion_note,
     stability_warnings,
@@ -96,3 +98,35 @@ def test_the_standard_error_check_does_not_depend_on_units(scale):
     ref = sr.streamreg("diagnosis ~ stream(*_mean)", df, family="binomial", method="alpha-investing")
     assert [w.split(" per ")[0][:40] for w in stability_warnings(fit)] == \
            [w.split(" per ")[0][:40] for w in stability_warnings(ref)]
+
+
+def test_a_strong_predictor_in_a_large_sample_is_not_called_nearly_separated():
+    rng = np.random.default_rng(2)
+    n = 3000
+    x = rng.normal(size=(n, 5))
+    y = (rng.random(n) < 1 / (1 + np.exp(-4 * x[:, 0]))).astype(float)
+    fit = sr.select(y, x, family="binomial")
+    mu = np.asarray(fit.fit.fittedvalues)
+    assert 0 < np.sum(np.minimum(mu, 1 - mu) < NEAR_ONE) < NEAR_SHARE * n  # a few, not a tenth
+    assert stability_warnings(fit) == []
+
+
+@pytest.mark.parametrize("units", [1.0, 1000.0])
+def test_no_standard_error_check_on_links_that_carry_the_response_units(units):
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(4)
+    n = 300
+    x = rng.normal(size=(n, 3))
+    mu = 1 / (500 + 40 * x[:, 0])  # Gamma with its inverse link: the linear predictor is in 1/y units
+    y = rng.gamma(5.0, mu / 5.0) * units
+    fit = sr.select(y, x, family=sm.families.Gamma(), method="alpha-investing")
+    assert "x0" in fit.selected_terms
+    assert stability_warnings(fit) == []
+
+
+def test_summary2_of_a_quasi_family_prints_no_nan_criteria():
+    quine = pd.read_csv(Path(__file__).parents[1] / "reference" / "data" / "quine.csv")
+    fit = sr.streamreg("Days ~ stream(C(Eth), C(Age))", quine, family="quasipoisson")
+    text = fit.summary2().as_text()
+    assert "nan" not in text and "has no likelihood" in " ".join(text.split())
