@@ -53,8 +53,13 @@ import os
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_v] = "1"  # before numpy: 2 shared cores
-os.environ.setdefault("STREAMREG_DATA_URL", "/work/shared/data")
-os.environ.setdefault("STREAMREG_DATA", "/tmp/streamreg_bench_data")
+import tempfile  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+# the papers' data sets beside the repository (../shared/data, see its SOURCES.md), cached in the
+# system's temporary folder; both can be set from outside
+os.environ.setdefault("STREAMREG_DATA_URL", str(Path(__file__).resolve().parents[2] / "shared" / "data"))
+os.environ.setdefault("STREAMREG_DATA", str(Path(tempfile.gettempdir()) / "streamreg_bench_data"))
 
 import argparse
 import ast
@@ -70,7 +75,6 @@ import time
 import traceback
 import warnings
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

@@ -20,19 +20,26 @@ def dtype_mask(frame: pd.DataFrame, test: Callable[[Any], bool]) -> np.ndarray:
     """Per column of ``frame``: ``test(dtype)``, evaluated once per distinct dtype."""
     dtypes = frame.dtypes.to_numpy(dtype=object) if frame.shape[1] < 1000 else None
     if dtypes is None:  # wide frames: pandas keeps the columns of one dtype in blocks
-        try:
-            blknos = np.asarray(frame._mgr.blknos)
-            answers = np.array([bool(test(blk.dtype)) for blk in frame._mgr.blocks] + [False])
-            if len(blknos) == frame.shape[1]:
-                return answers[blknos]
-        except (AttributeError, TypeError):
-            pass
+        by_block = _block_answers(frame, test)
+        if by_block is not None:
+            return by_block
         dtypes = frame.dtypes.to_numpy(dtype=object)
     out = np.zeros(len(dtypes), dtype=bool)
     for dt in set(dtypes):
         if test(dt):
             out |= dtypes == dt
     return out
+
+
+def _block_answers(frame: pd.DataFrame, test: Callable[[Any], bool]) -> np.ndarray | None:
+    """``test`` once per pandas block, spread over the block's columns; None when pandas'
+    block manager is not what this expects (then the caller reads the dtypes per column)."""
+    try:
+        blknos = np.asarray(frame._mgr.blknos)
+        answers = np.array([bool(test(blk.dtype)) for blk in frame._mgr.blocks] + [False])
+    except (AttributeError, TypeError):
+        return None
+    return answers[blknos] if len(blknos) == frame.shape[1] else None
 
 
 def _is_complex(dt: Any) -> bool:

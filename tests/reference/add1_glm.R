@@ -7,28 +7,6 @@ suppressPackageStartupMessages(library(MASS))
 
 BASES <- ADD1_BASES
 
-## add1.glm's Rao statistic is score = null.deviance - deviance of the weighted least-squares
-## regression of the base model's working residuals on [base, candidate], with the base
-## model's working *weights*; glm.fit returns the weights of the iteration before the last
-## (computed from the previous iterate), so add1's number carries the IRLS convergence error
-## (~1e-7 relative here even with epsilon = 1e-13).  This is the same formula with residuals
-## and weights both taken at the maximum-likelihood fit: glm.fit restarted at the MLE
-## converges in one step, so its weights are those of the MLE.
-rao_at_mle <- function(fit0, data, response, base, candidates, family) {
-  full <- reformulate(c("1", base, candidates), response)
-  x <- model.matrix(full, model.frame(full, data))
-  asgn <- attr(x, "assign")
-  labels <- attr(terms(full), "term.labels")
-  ousex <- asgn == 0L | labels[pmax(asgn, 1L)] %in% base
-  z <- glm.fit(x[, ousex, drop = FALSE], fit0$y, start = coef(fit0), family = family, control = CTL)
-  stopifnot(z$converged, z$iter == 1L)
-  sapply(candidates, function(tt) {
-    X <- x[, ousex | asgn == match(tt, labels), drop = FALSE]
-    zz <- glm.fit(X, z$residuals, z$weights)
-    max(0, zz$null.deviance - zz$deviance)
-  })
-}
-
 cases <- rows <- list()
 for (data in names(BASES)) {
   ds <- load_dataset(data)
@@ -48,7 +26,7 @@ for (data in names(BASES)) {
         pvalue = a[["Pr(>Chi)"]][keep], stringsAsFactors = FALSE)
       if (test == "Rao") {
         cands <- rows[[paste(case, test)]]$term
-        stat <- rao_at_mle(fit0, ds$data, ds$response, base, cands, family_of(ds$family))
+        stat <- rao_at_mle(fit0, ds$data, ds$response, base, cands, family_of(ds$family))$score
         rows[[paste(case, test)]]$statistic_at_mle <- unname(stat[cands])
         rows[[paste(case, test)]]$pvalue_at_mle <- pchisq(unname(stat[cands]), rows[[paste(case, test)]]$df,
                                                           lower.tail = FALSE)

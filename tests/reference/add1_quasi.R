@@ -7,25 +7,6 @@ source("tests/reference/common.R")
 BASES <- ADD1_BASES
 QUASI <- list(binomial = quasibinomial(), poisson = quasipoisson())
 
-## add1's numerator (the working-residual regression of add1.glm) with weights and residuals at
-## the MLE, as in add1_glm.R: glm.fit restarted at the MLE converges in one step.
-rao_at_mle <- function(fit0, data, response, base, candidates, family) {
-  full <- reformulate(c("1", base, candidates), response)
-  x <- model.matrix(full, model.frame(full, data))
-  asgn <- attr(x, "assign")
-  labels <- attr(terms(full), "term.labels")
-  ousex <- asgn == 0L | labels[pmax(asgn, 1L)] %in% base
-  z <- glm.fit(x[, ousex, drop = FALSE], fit0$y, start = coef(fit0), family = family, control = CTL)
-  stopifnot(z$converged, z$iter == 1L)
-  ## Pearson dispersion of the fit at the MLE (summary.glm's for a quasi family)
-  pearson <- sum(z$weights * z$residuals^2) / z$df.residual
-  list(dispersion = pearson, rdf = z$df.residual, score = sapply(candidates, function(tt) {
-    X <- x[, ousex | asgn == match(tt, labels), drop = FALSE]
-    zz <- glm.fit(X, z$residuals, z$weights)
-    max(0, zz$null.deviance - zz$deviance)
-  }))
-}
-
 rows <- list()
 for (data in names(BASES)) {
   ds <- load_dataset(data)

@@ -70,6 +70,31 @@ ADD1_BASES <- list(
   warpbreaks = list(character(0), c("wool"))
 )
 
+## add1.glm's Rao statistic is score = null.deviance - deviance of the weighted least-squares
+## regression of the base model's working residuals on [base, candidate], with the base
+## model's working *weights*; glm.fit returns the weights of the iteration before the last
+## (computed from the previous iterate), so add1's number carries the IRLS convergence error
+## (~1e-7 relative here even with epsilon = 1e-13).  This is the same formula with residuals
+## and weights both taken at the maximum-likelihood fit: glm.fit restarted at the MLE
+## converges in one step, so its weights are those of the MLE.
+## Returns the statistics (named by candidate), the Pearson dispersion of the base fit at the
+## MLE (a quasi family's summary.glm dispersion) and its residual degrees of freedom.
+rao_at_mle <- function(fit0, data, response, base, candidates, family) {
+  full <- reformulate(c("1", base, candidates), response)
+  x <- model.matrix(full, model.frame(full, data))
+  asgn <- attr(x, "assign")
+  labels <- attr(terms(full), "term.labels")
+  ousex <- asgn == 0L | labels[pmax(asgn, 1L)] %in% base
+  z <- glm.fit(x[, ousex, drop = FALSE], fit0$y, start = coef(fit0), family = family, control = CTL)
+  stopifnot(z$converged, z$iter == 1L)
+  list(dispersion = sum(z$weights * z$residuals^2) / z$df.residual, rdf = z$df.residual,
+       score = sapply(candidates, function(tt) {
+         X <- x[, ousex | asgn == match(tt, labels), drop = FALSE]
+         zz <- glm.fit(X, z$residuals, z$weights)
+         max(0, zz$null.deviance - zz$deviance)
+       }))
+}
+
 family_of <- function(name) switch(name, binomial = binomial(), poisson = poisson(),
                                    stop("unknown family ", name))
 
