@@ -80,6 +80,8 @@ def streamreg(
     var_weights: str | Any | None = None,
     cov_type: str = "nonrobust",
     cov_kwds: Mapping[str, Any] | None = None,
+    decoys: Any = None,
+    decoy_fdr: float | None = None,
     **method_options: Any,
 ) -> StreamRegResults:
     """Select terms from candidate streams and fit the chosen model.
@@ -163,6 +165,18 @@ def streamreg(
         Stepwise, grafting and BP-SFS: the refit only.  GLMs: no robust candidate tests, and
         only ``"HC0"``/``"cluster"`` (statsmodels' GLM computes HC1-HC3 as HC0; likewise for
         least squares with an offset).  Not with ``freq_weights`` or ``test="paper"``.
+    decoys : {"permuted", "knockoff"} or array, optional
+        Shadow every candidate with a decoy tested against the same model at the same level
+        (``res.decoys``; the summary prints the estimate): ``"permuted"`` (rows of each
+        candidate in one random order), ``"knockoff"`` (Gaussian model-X knockoff copies of a
+        stream of numeric columns held in memory, up to 5000 of them) or an ``n x m`` matrix
+        of your own decoys for a single stream (e.g. knockoffs from knockpy).  Alone, decoys
+        change no decision: the hits estimate the false selections (in one pass, E[false] <=
+        E[hits] for exchangeable pairs).  ``seed=`` draws them (drawn and printed if None).
+    decoy_fdr : float in (0, 1), optional
+        Select with the decoys: each pair is tested as one, the winner enters the model, and
+        the candidates past the knockoff+ threshold at this level are selected (FDR <= q for
+        exact knockoffs, Candès et al. 2018); see :mod:`streamreg.search.decoys`.
     cov_kwds : dict, optional
         ``{"groups": g}`` for ``cov_type="cluster"``: ``g`` is a column name of ``data``
         (never a candidate; rows missing it are dropped like the others) or an array with
@@ -200,7 +214,7 @@ def streamreg(
                          missing=missing, multistream=multistream, passes=passes, functions=functions,
                          validate=validate, history=history, method_options=method_options, offset=offset,
                          exposure=exposure, freq_weights=freq_weights, var_weights=var_weights, cov_type=cov_type,
-                         cov_kwds=cov_kwds, entry="streamreg")
+                         cov_kwds=cov_kwds, decoys=decoys, decoy_fdr=decoy_fdr, entry="streamreg")
     fam, searcher = opts.family, opts.method
     on_dask = is_dask_frame(data)
     if not (on_dask or isinstance(data, pd.DataFrame)):  # before the split, which indexes the frame
@@ -292,6 +306,8 @@ def select(
     var_weights: Any | None = None,
     cov_type: str = "nonrobust",
     cov_kwds: Mapping[str, Any] | None = None,
+    decoys: Any = None,
+    decoy_fdr: float | None = None,
     **method_options: Any,
 ) -> StreamRegResults:
     """Streamwise selection without a formula: arrays, DataFrames or generators.
@@ -337,6 +353,18 @@ def select(
     cov_type : {"nonrobust", "HC0", "HC1", "HC2", "HC3", "cluster"}, default "nonrobust"
         statsmodels' covariance type, for the refit and the candidate tests of a streamwise
         search (see :func:`streamreg`).
+    decoys : {"permuted", "knockoff"} or array, optional
+        Shadow every candidate with a decoy tested against the same model at the same level
+        (``res.decoys``; the summary prints the estimate): ``"permuted"`` (rows of each
+        candidate in one random order), ``"knockoff"`` (Gaussian model-X knockoff copies of a
+        stream of numeric columns held in memory, up to 5000 of them) or an ``n x m`` matrix
+        of your own decoys for a single stream (e.g. knockoffs from knockpy).  Alone, decoys
+        change no decision: the hits estimate the false selections (in one pass, E[false] <=
+        E[hits] for exchangeable pairs).  ``seed=`` draws them (drawn and printed if None).
+    decoy_fdr : float in (0, 1), optional
+        Select with the decoys: each pair is tested as one, the winner enters the model, and
+        the candidates past the knockoff+ threshold at this level are selected (FDR <= q for
+        exact knockoffs, Candès et al. 2018); see :mod:`streamreg.search.decoys`.
     cov_kwds : dict, optional
         ``{"groups": array}`` (one cluster label per observation) for ``cov_type="cluster"``.
 
@@ -356,7 +384,7 @@ def select(
                          intercept=intercept, order=order, history=history, passes=passes,
                          method_options=method_options,
                          offset=offset, exposure=exposure, freq_weights=freq_weights, var_weights=var_weights,
-                         cov_type=cov_type, cov_kwds=cov_kwds, entry="select")
+                         cov_type=cov_type, cov_kwds=cov_kwds, decoys=decoys, decoy_fdr=decoy_fdr, entry="select")
     fam, searcher = opts.family, opts.method
     check_row_labels({"y": y, "fixed": fixed, "streams": streams,
                       **observation_inputs(offset, exposure, freq_weights, var_weights, cov_kwds)})

@@ -35,6 +35,7 @@ from .cov_options import check_cov_type, cov_structure
 from .method_options import check_method
 from .models import resolve_family, spec_of
 from .models.base import ObservationWeights
+from .streams.decoys import DecoyOptions, check_decoys
 from .validators import (
     _got,
     _is_int,
@@ -62,10 +63,10 @@ STOPPING_RULES = ("max_tests", "max_selected", "time_budget")
 #: keyword options of the two entry points (for "did you mean" hints on misspelt options)
 STREAMREG_OPTIONS = ("family", "method", "test", "block_size", "max_tests", "max_selected", "time_budget",
                      "missing", "verbose", "multistream", "passes", "functions", "validate", "seed", "history",
-                     "offset", "exposure", "freq_weights", "var_weights", "cov_type", "cov_kwds")
+                     "offset", "exposure", "freq_weights", "var_weights", "cov_type", "cov_kwds", "decoys", "decoy_fdr")
 SELECT_OPTIONS = ("fixed", "intercept", "family", "method", "test", "block_size", "max_tests", "max_selected",
                   "time_budget", "verbose", "order", "seed", "history", "passes", "offset", "exposure",
-                  "freq_weights", "var_weights", "cov_type", "cov_kwds")
+                  "freq_weights", "var_weights", "cov_type", "cov_kwds", "decoys", "decoy_fdr")
 
 #: the offset and weight options (statsmodels' ``GLM`` keywords), in the order they are reported
 WEIGHT_OPTIONS = ObservationWeights.FIELDS
@@ -119,6 +120,9 @@ class SearchOptions:
     #: interactions; ``Stream.holds_candidates``), whose re-offers would have to keep every
     #: rejected candidate's values; None: ``passes``
     lazy_passes: int | None = None
+    #: decoys shadowing the candidates (``decoys=``, ``decoy_fdr=``), validated by
+    #: :func:`~streamreg.streams.decoys.check_decoys`; None: none
+    decoys: DecoyOptions | None = None
 
     def __post_init__(self) -> None:
         checked = {
@@ -369,7 +373,8 @@ def check_options(*, family: Any = "gaussian", method: Any = None, test: str | N
                   intercept: Any = True, order: Any = None, history: Any = "full",
                   method_options: dict | None = None, offset: Any = None, exposure: Any = None,
                   freq_weights: Any = None, var_weights: Any = None, cov_type: Any = "nonrobust",
-                  cov_kwds: Any = None, entry: str = "streamreg") -> Options:
+                  cov_kwds: Any = None, decoys: Any = None, decoy_fdr: Any = None,
+                  entry: str = "streamreg") -> Options:
     """Validate every option of one call; returns them as a frozen :class:`Options`.
 
     Parameters
@@ -379,6 +384,9 @@ def check_options(*, family: Any = "gaussian", method: Any = None, test: str | N
         :func:`observation_weights`); stored in ``Options.weights``.
     cov_type, cov_kwds : optional
         Checked by :func:`check_cov_type` (the groups' length later, by :func:`cov_structure`).
+    decoys, decoy_fdr : optional
+        Checked by :func:`~streamreg.streams.decoys.check_decoys` (a seed is drawn when
+        ``seed`` is None); only a method that ``takes_decoys`` (the streamwise search) accepts them.
     entry : {"streamreg", "select"}
         Which entry point is calling (for the "did you mean" hints of misspelt options).
 
@@ -394,12 +402,17 @@ def check_options(*, family: Any = "gaussian", method: Any = None, test: str | N
     method, passes, method_options = default_method(method, passes, method_options)
     search = SearchOptions(block_size=block_size, max_tests=max_tests, max_selected=max_selected,
                            time_budget=time_budget, verbose=verbose, history=history, multistream=multistream,
-                           passes=passes, lazy_passes=lazy_passes)
+                           passes=passes, lazy_passes=lazy_passes,
+                           decoys=check_decoys(decoys, decoy_fdr, _check_seed(seed)))
     # an explicit math.inf means "no limit, read the stream to its end"
     unlimited = any(_is_real(v) and v == math.inf for v in (max_tests, max_selected, time_budget))
     top_level = STREAMREG_OPTIONS if entry == "streamreg" else SELECT_OPTIONS
     searcher = check_method(method, dict(method_options or {}), top_level)
     _check_method_fits(searcher, method, fam, search)
+    if search.decoys is not None and not getattr(searcher, "takes_decoys", False):
+        raise ValueError(f"decoys= shadow the candidates of a streamwise search under a wealth rule; "
+                         f"method {method if isinstance(method, str) else searcher.name!r} runs its own search "
+                         "and takes no decoys")
     weights = check_weight_options({"offset": offset, "exposure": exposure, "freq_weights": freq_weights,
                                     "var_weights": var_weights}, fam, entry=entry)
     _check_weights_fit_method(searcher, method, weights)

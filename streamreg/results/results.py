@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..models.families import family_name, spec_of
+from ..search.decoys import DecoyReport
 from . import broom
 from .fitstats import information_criteria
 from .plot_methods import ResultPlots
@@ -90,6 +91,14 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         self._derived = model.derived  # generated-term state (PCA loadings, transforms) for new data
         self._functions = dict(model.functions)  # the formula's functions the terms call
         self.order_used_y = list(selection.y_ordered)  # streams ordered by a y-dependent score
+
+    @property
+    def decoys(self) -> DecoyReport | None:
+        """What the decoys showed (``decoys=``): the report with ``table`` (one row per decoy
+        hit, or per pair that entered the model when selecting with ``decoy_fdr=``),
+        ``hits``, ``threshold`` and :meth:`~streamreg.search.decoys.DecoyReport.estimate`;
+        None without decoys."""
+        return getattr(self.search, "decoys", None)
 
     @property
     def family_name(self) -> str:

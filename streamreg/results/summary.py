@@ -141,6 +141,8 @@ def notes(res: StreamRegResults) -> list[str]:
             f"Plug-in estimate of false selections ({payout}*k + W0 - W_final{', in bits' if bits else ''}): "
             f"{est:.3g} (an estimate, not a guarantee)."
         )
+    if res.decoys is not None:
+        lines.extend(res.decoys.describe(len(res.selected_terms)))
     val = getattr(res, "validation", None)
     if val:
         left = int(val.get("n_dropped", 0))

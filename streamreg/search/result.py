@@ -41,6 +41,8 @@ class SearchResult:
     test_description: str = ""
     #: passes over the streams allowed (``passes=``; rejected candidates re-offered)
     passes: int = 1
+    #: what the decoys showed (``decoys=``), a :class:`~streamreg.search.decoys.DecoyReport`; None without
+    decoys: Any = None
 
     def __init__(self, history: Frame, accepted: list[AcceptedTerm],
                  selected: Frame, policies: Mapping[str, Policy], stream_names: list[str], n_tests: int,

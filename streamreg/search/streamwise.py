@@ -33,6 +33,7 @@ from ..policies.base import Policy
 from ..progress import SearchProgress
 from ..streams.base import AcceptedTerm, Stream, TermBlock
 from ..streams.passes import arrange_streams
+from .decoy_tracker import DecoyTracker
 from .history import Deferred, HistoryRecorder, Status
 from .result import SELECTED_COLUMNS, SearchResult, check_streams, stream_counts_table
 
@@ -57,6 +58,8 @@ class Streamwise:
     history_modes: tuple[str, ...] = HISTORY_MODES
     multipass = True
     reads_lazily = True
+    #: shadows candidates with decoys (``decoys=``, :mod:`.decoys`)
+    takes_decoys = True
 
     def __init__(self, policy: Policy):
         self.policy = policy
@@ -175,6 +178,7 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         initial_wealth[s.name] = p.wealth  # as the rule reports it, whatever its parameters are called
         lanes.append(_Lane(j, s, p, size=block_size))
 
+    decoys = None if options.decoys is None else DecoyTracker(options.decoys, list(streams), model.n)
     rec = HistoryRecorder(keep=history)
     full = history == "full"
     accepted: list[AcceptedTerm] = []
@@ -223,12 +227,17 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         if lane.outcomes is None or lane.codes is None:
             lane.outcomes, lane.codes = model.score_block(buf.block)
             _check_finite(lane.outcomes.statistic, buf, getattr(model, "y", None))
+            if decoys is not None:
+                decoys.score(lane.index, buf, model, lane.codes)
         scored, codes = lane.outcomes, lane.codes
         if (codes == TESTED).all():  # the usual case: nothing skipped, no copies
             tested_pos, outcomes = np.arange(len(codes)), scored
         else:
             tested_pos = np.flatnonzero(codes == TESTED)
             outcomes = scored.take(tested_pos)
+        own_outcomes = outcomes  # the history shows each candidate's own test, not its pair's
+        if decoys is not None:
+            outcomes = decoys.rule_outcomes(lane.index, tested_pos, outcomes)
         pol = lane.policy
 
         if len(tested_pos) == 0:
@@ -256,6 +265,7 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         used_tested = tested_pos[:n_used]
         status = np.full(n_used, int(Status.REJECTED))
         reason = None
+        decoy_won = False
         # a long run of rejections under a rule with a schedule reports the levels and
         # wealths when the history is read; other runs take them now
         run_levels: tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]] | None = None
@@ -269,10 +279,13 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
             level, wealth = plan.head(n_used)
             run_levels = (level, wealth)
             j = int(tested_pos[accept_at])
+            values = buf.block.term(j).copy()
+            if decoys is not None:
+                values, decoy_won = decoys.entering_values(lane.index, j, accept_at, buf)
             term = AcceptedTerm(
                 name=buf.names[j],
                 stream=lane.stream.name,
-                values=buf.block.term(j).copy(),
+                values=values,
                 columns=buf.column_names(j),
                 spec=buf.spec(j),
             )
@@ -280,8 +293,10 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
             pol.record(outcomes, n_used, last_accepted=reason is None)
             wealth[-1] = pol.wealth
             status[-1] = Status.ACCEPTED if reason is None else Status.refusal(reason)
+            if decoy_won:
+                status[-1] = Status.REJECTED  # its decoy entered the model in its place
 
-        sub = outcomes.take(slice(0, n_used))
+        sub = own_outcomes.take(slice(0, n_used))
         lp = sub.known_log_p()  # those the policy computed; the history computes the rest when read
         if accept_at is not None and np.isnan(lp[-1]):
             lp = lp.copy()
@@ -290,12 +305,20 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         if full or accept_at is not None:  # history="none" keeps only the accepted or refused row
             _record_run(rec, buf, codes, end, used_tested, sub, lp, run_levels, status,
                         first_global=n_tests + 1, first_stream=first_test)
+        if decoys is not None:
+            decoys.after_run(lane.index, buf, tested_pos, plan.head(n_used)[0] if accept_at is None else level,
+                             first_test=n_tests + 1, entered=accept_at is not None and reason is None,
+                             decoy_won=decoy_won, accepted_index=len(accepted))
         n_tests += n_used
         rejected = used_tested if accept_at is None else used_tested[:-1]  # the last one decided otherwise
         if rejected.size:
             lane.stream.on_rejected(buf, rejected)
 
-        if accept_at is not None and reason is None:
+        if accept_at is not None and reason is None and decoy_won:  # in the model, never selected
+            lane.size = block_size
+            for other in lanes:
+                other.outcomes = None
+        elif accept_at is not None and reason is None:
             accepted.append(term)
             selected_rows.append(
                 {
@@ -318,6 +341,8 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         else:  # rejected, or refused (the model is unchanged): the rest keep their scores
             lane.outcomes = scored.take(slice(end, None))
             lane.codes = codes[end:]
+            if decoys is not None:
+                decoys.trim(lane.index, end)
         lane.buffer = buf.tail(end)
         if len(lane.buffer) == 0:
             lane.buffer = None
@@ -336,7 +361,9 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
     # the tables are built on first access (pandas costs more than a small search); their
     # inputs are frozen here, as the policies and streams may be used again
     tested, final_wealth = [ln.policy.n_tested for ln in lanes], [ln.policy.wealth for ln in lanes]
-    return SearchResult(
+    if decoys is not None:
+        accepted, selected_rows = decoys.finish(accepted, selected_rows)
+    result = SearchResult(
         history=partial(rec.frame, model.log_pvalue),
         accepted=accepted,
         selected=partial(pd.DataFrame, selected_rows, columns=list(SELECTED_COLUMNS)),
@@ -349,6 +376,8 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
         history_mode=history,
         initial_wealth=initial_wealth,
     )
+    result.decoys = None if decoys is None else decoys.report
+    return result
 
 
 #: runs of rejections this long or longer report their levels and wealths when the history is

@@ -161,6 +161,10 @@ class PassesStream(Stream):
         inner = self.inner.horizon
         return None if inner is None else self.passes * inner
 
+    def reread(self, positions: np.ndarray) -> CandidateBlock | None:
+        """The inner stream's candidates at ``positions`` (every pass numbers them as it does)."""
+        return self.inner.reread(positions)
+
     def take(self, k: int) -> TermBlock | None:
         if not self.inner.exhausted:
             block = self.inner.take(k)
