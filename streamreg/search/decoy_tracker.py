@@ -7,7 +7,10 @@ levels, or the entered pair's ``W``) and at the end (the knockoff+ threshold).
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import pandas as pd
 
 from ..models.base import TESTED, CandidateBlock
 from ..models.protocol import ModelState
@@ -30,7 +33,12 @@ class DecoyTracker:
         self._pending: dict[int, tuple[CandidateBlock, TestOutcomes, np.ndarray]] = {}
         self._won: np.ndarray = np.zeros(0, dtype=bool)
         self._log_p_winner: np.ndarray = np.zeros(0)
-        self._accepted_rows: list[int] = []  # accepted-list index of each entered candidate's row
+        self._own_log_p: np.ndarray = np.zeros(0)
+        # selection: per run, the tested pairs' W and what rebuilds a positive one; per entered
+        # pair (lane, position), the index of its term in the accepted list (-1: its decoy entered)
+        self._chunks: list[dict[str, Any]] = []
+        self._entered_terms: dict[tuple[int, int], int] = {}
+        self._stream_names = [s.name for s in streams]
 
     def score(self, lane: int, buf: TermBlock, model: ModelState, codes: np.ndarray) -> None:
         """Score the decoys of ``buf`` against the model its candidates were just scored against."""
@@ -49,6 +57,7 @@ class DecoyTracker:
         _, decoy, log_p = self._pending[lane]
         decoy = decoy.take(tested_pos)
         decoy._log_p = log_p[tested_pos]  # untested decoys (p = 1) never win
+        self._own_log_p = outcomes.log_p
         winner, self._won, self._log_p_winner = pair_outcomes(outcomes, decoy)
         return winner
 
@@ -58,46 +67,87 @@ class DecoyTracker:
         block = self._pending[lane][0] if decoy_won else buf.block
         return block.term(position).copy(), decoy_won
 
-    def after_run(self, lane: int, buf: TermBlock, tested_pos: np.ndarray, level: np.ndarray, *,
-                  first_test: int, entered: bool, decoy_won: bool, accepted_index: int) -> None:
-        """Record the run of ``len(level)`` tests: decoy hits (estimate), the entered pair (selection)."""
+    def after_run(self, lane: int, buf: TermBlock, tested_pos: np.ndarray, level: np.ndarray, *, first_test: int, entered: bool, decoy_won: bool, accepted_index: int) -> None:
+        """Record the run of ``len(level)`` tests: decoy hits (estimate), every pair's W (selection)."""
         n_used = len(level)
-        log_p = self._pending[lane][2][tested_pos[:n_used]]
+        at = tested_pos[:n_used]
+        log_p = self._pending[lane][2][at]
         if not self.selecting:
             hits = np.flatnonzero(log_p <= np.log(level))
             self.report.hits += int(hits.size)
             for h in hits:
-                self.report.rows.append(self._row(buf, int(tested_pos[h]), first_test + int(h), log_p[h], level[h]))
+                self.report.rows.append({"term": buf.names[int(at[h])], "stream": buf.stream,
+                                         "test": first_test + int(h), "decoy_log_p": float(log_p[h]),
+                                         "level": float(level[h])})
             return
-        if not entered:
-            return
-        i = n_used - 1
-        magnitude = -float(self._log_p_winner[i])
-        row = self._row(buf, int(tested_pos[i]), first_test + i, log_p[i], level[i])
-        row.update(W=-magnitude if decoy_won else magnitude, entered="decoy" if decoy_won else "candidate")
-        self.report.rows.append(row)
-        self._accepted_rows.append(-1 if decoy_won else accepted_index)
+        if buf.positions is None:
+            raise ValueError(f"stream {buf.stream!r}: decoy_fdr= selects candidates that may not have entered "
+                             "the model, so it needs a stream that can read them again (an array, a frame)")
+        own = self._own_log_p[:n_used]
+        sign = np.sign(log_p - own)  # + when the candidate's p-value is the smaller
+        w = sign * -self._log_p_winner[:n_used]
+        entered_as = np.full(n_used, "", dtype=object)
+        if entered:
+            entered_as[-1] = "decoy" if decoy_won else "candidate"
+            self._entered_terms[(lane, int(buf.positions[at[-1]]))] = -1 if decoy_won else accepted_index
+        positive = np.flatnonzero(w > 0)  # only these can be selected: keep what rebuilds them
+        self._chunks.append({
+            "lane": np.full(n_used, lane), "position": buf.positions[at], "W": w, "test": first_test + np.arange(n_used),
+            "log_p": own, "decoy_log_p": log_p, "level": level, "entered": entered_as,
+            "names": buf.names, "at": at,
+            "rebuild": {int(i): (buf.column_names(int(at[i])), buf.spec(int(at[i]))) for i in positive},
+        })
 
     def trim(self, lane: int, end: int) -> None:
         """The lane keeps its candidates from buffer position ``end`` on (unchanged model)."""
         block, outcomes, log_p = self._pending[lane]
         self._pending[lane] = (block.tail(end), outcomes.take(slice(end, None)), log_p[end:])
 
-    def finish(self, accepted: list[AcceptedTerm], selected_rows: list[dict]) -> tuple[list[AcceptedTerm], list[dict]]:
-        """The selected terms: all of them (estimate), those at or past the knockoff+ threshold (selection)."""
+    def finish(self, accepted: list[AcceptedTerm], selected_rows: list[dict],
+               streams: list[Stream]) -> tuple[list[AcceptedTerm], list[dict]]:
+        """The selected terms: all of them (estimate), the candidates past the knockoff+
+        threshold of the pairs' last W (selection)."""
         if not self.selecting:
             return accepted, selected_rows
         assert self.report.options.fdr is not None
-        w = np.array([r["W"] for r in self.report.rows], dtype=float)
-        tau = knockoff_plus_threshold(w, self.report.options.fdr)
-        keep = [i for r, i in zip(self.report.rows, self._accepted_rows) if i >= 0 and r["W"] >= tau]
-        for r in self.report.rows:
-            r["selected"] = bool(r["W"] >= tau and r["entered"] == "candidate")
-        self.report.threshold, self.report.n_selected = tau, len(keep)
-        rows = [dict(selected_rows[i], order=k + 1) for k, i in enumerate(keep)]
-        return [accepted[i] for i in keep], rows
+        table = self._last_tests()
+        tau = knockoff_plus_threshold(table["W"].to_numpy(), self.report.options.fdr)
+        table["selected"] = table["W"] >= tau
+        self.report.frame = table[["term", "stream", "test", "W", "log_p", "decoy_log_p", "level", "entered",
+                                   "selected"]]
+        self.report.threshold, self.report.n_entered = tau, int((table["entered"] != "").sum())
+        terms, rows = [], []
+        for r in table[table["selected"]].itertuples():  # the selected few, in test order
+            index = self._entered_terms.get((int(r.lane), int(r.position)), -1)
+            if index >= 0:  # entered the model: its values are at hand
+                term, row = accepted[index], dict(selected_rows[index])
+            else:
+                name = str(r.term)
+                columns, spec = self._chunks[int(r.row[0])]["rebuild"][int(r.row[1])]
+                block = streams[int(r.lane)].reread(np.array([r.position], dtype=np.int64))
+                assert block is not None  # streams with positions re-read them
+                term = AcceptedTerm(name=name, stream=streams[int(r.lane)].name, values=block.term(0).copy(),
+                                    columns=columns, spec=spec)
+                row = {"term": name, "stream": term.stream, "test": int(r.test), "stream_test": np.nan,
+                       "statistic": np.nan, "df": int(block.widths[0]), "pvalue": float(np.exp(r.log_p)),
+                       "level": float(r.level), "wealth": np.nan}
+            terms.append(term)
+            rows.append(dict(row, order=len(rows) + 1))
+        self.report.n_selected = len(terms)
+        return terms, rows
 
-    @staticmethod
-    def _row(buf: TermBlock, position: int, test: int, log_p: float, level: float) -> dict:
-        return {"term": buf.names[position], "stream": buf.stream, "test": test, "decoy_log_p": float(log_p),
-                "level": float(level), "W": np.nan, "entered": "", "selected": False}
+    def _last_tests(self) -> pd.DataFrame:
+        """One row per pair (lane, position): its last test, with the chunk and row it came from."""
+        if not self._chunks:
+            return pd.DataFrame(columns=["term", "stream", "test", "W", "log_p", "decoy_log_p", "level", "entered",
+                                         "lane", "position", "row"])
+        parts = []
+        for c, chunk in enumerate(self._chunks):
+            part = pd.DataFrame({k: v for k, v in chunk.items() if k not in ("names", "at", "rebuild")})
+            part["row"] = list(zip([c] * len(part), range(len(part))))
+            parts.append(part)
+        every = pd.concat(parts, ignore_index=True)
+        last = every.drop_duplicates(["lane", "position"], keep="last").sort_values("test").reset_index(drop=True)
+        last.insert(0, "stream", [self._stream_names[int(i)] for i in last["lane"]])
+        last.insert(0, "term", [self._chunks[c]["names"][int(self._chunks[c]["at"][i])] for c, i in last["row"]])
+        return last

@@ -39,7 +39,7 @@ def pair_outcomes(real: TestOutcomes, decoy: TestOutcomes) -> tuple[TestOutcomes
     """The pair's test as the rule sees it in the selection mode: the winner's outcome.
 
     Returns ``(winner, decoy_won, log_p_winner)``; the decoy wins only with a strictly
-    smaller p-value (equal p-values, e.g. two constant columns, leave W at 0 anyway).
+    smaller p-value (equal p-values, e.g. two constant columns, give W = 0).
     """
     lr, ld = real.log_p, decoy.log_p
     won = ld < lr
@@ -78,30 +78,34 @@ def knockoff_plus_threshold(w: np.ndarray, fdr: float) -> float:
 class DecoyReport:
     """What the decoys showed, for the results and the summary.
 
-    ``tests``: one row per decoy hit (estimate) or per entered pair (selection) with the
-    candidate, its stream, test number, the decoy's log p-value, the level and, in the
-    selection mode, ``W``, who entered and whether the candidate is selected.
+    ``table``: in the estimate, one row per decoy hit (the candidate, its stream, test
+    number, the decoy's log p-value and the level it was held to); in the selection mode, one
+    row per pair at its last test, with ``W``, whether the pair entered the model (and which
+    of the two) and whether the candidate is selected.
     """
 
     options: DecoyOptions
     hits: int = 0
     rows: list[dict[str, Any]] = field(default_factory=list)
+    frame: pd.DataFrame | None = None
     threshold: float = math.nan
     n_selected: int = 0
+    n_entered: int = 0
 
     @property
     def table(self) -> pd.DataFrame:
-        cols = ["term", "stream", "test", "decoy_log_p", "level", "W", "entered", "selected"]
-        return pd.DataFrame(self.rows, columns=cols)
+        if self.frame is not None:
+            return self.frame
+        return pd.DataFrame(self.rows, columns=["term", "stream", "test", "decoy_log_p", "level"])
 
     def estimate(self, n_selected: int) -> float:
         """Estimated false-selection proportion: decoy hits per selection (knockoff+'s
         ``(1 + #negatives) / #positives`` at the threshold in the selection mode)."""
         if self.options.fdr is None:
             return self.hits / max(1, n_selected)
-        w = self.table["W"].to_numpy(dtype=float)
         if not np.isfinite(self.threshold):
             return math.nan
+        w = self.table["W"].to_numpy(dtype=float)
         negatives, positives = int(np.sum(w <= -self.threshold)), int(np.sum(w >= self.threshold))
         return (1 + negatives) / max(1, positives)
 
@@ -116,11 +120,11 @@ class DecoyReport:
             lines.append("  In one pass E[false selections] <= E[decoy hits] when each null candidate and its "
                          "decoy are exchangeable given the response and the earlier candidates.")
             return lines
-        entered = len(self.rows)
-        lines.append(f"  {entered} pair(s) entered the search's model; the knockoff+ threshold "
+        lines.append(f"  Each pair was tested as one and {self.n_entered} winner(s) entered the search's model; "
+                     "W = +-(-log p) of the pair's last test, + when the candidate won. The knockoff+ threshold "
                      + (f"W >= {self.threshold:.3g} selected {self.n_selected} candidate(s) "
                         f"(estimated FDP {self.estimate(n_selected):.2f})."
-                        if np.isfinite(self.threshold) else "was not reached: nothing is selected."))
+                        if np.isfinite(self.threshold) else f"at q = {o.fdr:g} was not reached: nothing is selected."))
         lines.append(f"  FDR <= {o.fdr:g} holds for exact knockoffs (Candès et al. 2018); estimated "
                      "knockoffs and permuted decoys make it approximate.")
         return lines

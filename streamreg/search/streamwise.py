@@ -362,7 +362,7 @@ def _search_loop(model: ModelState, streams: Sequence[Stream], policy: Policy, o
     # inputs are frozen here, as the policies and streams may be used again
     tested, final_wealth = [ln.policy.n_tested for ln in lanes], [ln.policy.wealth for ln in lanes]
     if decoys is not None:
-        accepted, selected_rows = decoys.finish(accepted, selected_rows)
+        accepted, selected_rows = decoys.finish(accepted, selected_rows, list(streams))
     result = SearchResult(
         history=partial(rec.frame, model.log_pvalue),
         accepted=accepted,
