@@ -85,6 +85,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="covariance of the estimates (and of a streamwise search's Gaussian candidate tests): "
                         "nonrobust (default), HC0, HC1, HC2, HC3 or cluster (statsmodels' names)")
     p.add_argument("--cluster", default=None, metavar="COLUMN", help="the data column of the clusters of --cov-type cluster")
+    p.add_argument("--decoys", choices=("permuted", "knockoff"), default=None,
+                   help="shadow every candidate with a decoy tested at its level: the summary estimates the "
+                        "false selections (no decision changes)")
+    p.add_argument("--decoy-fdr", type=float, default=None, metavar="Q",
+                   help="select with the decoys: candidates past the knockoff+ threshold at level Q")
     p.add_argument("--version", action="version", version=f"streamreg {__version__}")
     p.add_argument("--latex", metavar="FILE", help="also write the summary as LaTeX (- for standard output, "
                    "which then holds it alone: the text summary goes to stderr)")
@@ -348,7 +353,7 @@ def _error_text(exc: BaseException) -> str:
 def _select(args: argparse.Namespace, data: pd.DataFrame, family: str | None) -> StreamRegResults:
     options = _method_options(args, args.method or DEFAULT_METHOD)
     for option in ("max_selected", "time_budget", "passes", "validate", "seed", "verbose", "cov_type",
-                   *_WEIGHT_FLAGS):
+                   "decoys", "decoy_fdr", *_WEIGHT_FLAGS):
         if getattr(args, option) is not None:
             options[option] = getattr(args, option)
     if args.cluster is not None:

@@ -41,7 +41,7 @@ def test_huge_response_is_not_blamed_on_a_candidate(frame):
 
 def test_overflowing_statistic_is_blamed_on_the_response_scale():
     from streamreg.models.base import CandidateBlock
-    from streamreg.search.streamwise import _check_finite
+    from streamreg.search.run_records import check_finite as _check_finite
     from streamreg.streams.base import TermBlock
 
     block = TermBlock("s", ["a", "b"], CandidateBlock(np.ones((3, 2))))

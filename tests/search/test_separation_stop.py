@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 import streamreg as sr
-from streamreg.search import streamwise
-from streamreg.search.streamwise import EXHAUSTED_SHARE
+from streamreg.search import streamwise_run as streamwise
+from streamreg.search.streamwise_run import EXHAUSTED_SHARE
 
 
 def _nearly_separated(n: int = 200, copies: int = 40, seed: int = 0):
