@@ -73,7 +73,7 @@ import streamreg as sr  # noqa: E402
 FLAT2M, FLATM = "flat2m", "flatm"
 
 SETTINGS: dict[str, dict[str, Any]] = {
-    "default": dict(),  # the package's default rule (streamreg.options.DEFAULT_*)
+    "default": dict(),  # the package's default rule (streamreg.config.DEFAULT_*)
     "papers 0.5/0.5": dict(method="alpha-investing", w0=0.5, alpha_delta=0.5),
     "AI 0.05": dict(method="alpha-investing", w0=0.05, alpha_delta=0.05),
     "LORD++ flat 2 passes": dict(method="lord++", alpha=0.1, w0=0.1, gammai=FLAT2M, passes=2),

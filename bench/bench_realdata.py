@@ -3,7 +3,7 @@
 Methods (all on the same folds, ``StratifiedKFold(folds, shuffle=True, random_state=seed)``):
 
 * ``default``: ``sr.select(y, X, family="binomial")`` with no method argument -- the package
-  default (``streamreg.options.DEFAULT_METHOD`` / ``DEFAULT_RULE_OPTIONS`` / ``DEFAULT_PASSES``,
+  default (``streamreg.config.DEFAULT_METHOD`` / ``DEFAULT_RULE_OPTIONS`` / ``DEFAULT_PASSES``,
   printed at the top of the output);
 * ``alpha-investing``: ``method="alpha-investing"``, the papers' rule (w0 = alpha_delta = 0.5,
   one pass);
@@ -80,7 +80,7 @@ import numpy as np
 import pandas as pd
 
 import streamreg as sr
-from streamreg import options as sr_options
+from streamreg import config as sr_options
 
 ALL_SETS = ("wdbc", "ionosphere", "spect", "madelon", "arcene", "gisette", "dexter")
 BASE_METHODS = ("default", "alpha-investing", "abess", "l1cv")
@@ -441,7 +441,7 @@ def main(argv=None):
     out(f"versions: streamreg {getattr(sr, '__version__', '?')}, numpy {np.__version__}, abess {abess.__version__}, "
         f"scikit-learn {sklearn.__version__}")
     rule = dict(sr_options.DEFAULT_RULE_OPTIONS)
-    out(f"streamreg default (streamreg/options.py): DEFAULT_METHOD={sr_options.DEFAULT_METHOD!r}, "
+    out(f"streamreg default (streamreg/config/method.py): DEFAULT_METHOD={sr_options.DEFAULT_METHOD!r}, "
         f"DEFAULT_RULE_OPTIONS={rule}, DEFAULT_PASSES={sr_options.DEFAULT_PASSES}; check_options resolves "
         f"method=None to {sr_options.default_method(None, None, {})}")
     out("papers' setting: method='alpha-investing' -> "

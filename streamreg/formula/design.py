@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..models.base import column_norms
-from ..options import check_response
+from ..config import check_response
 from ..streams.base import AcceptedTerm, Stream
 from ..streams.generated import DerivedColumns
 from ..streams.ordering import order_uses_y

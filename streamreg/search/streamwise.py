@@ -27,7 +27,7 @@ import pandas as pd
 from ..models.base import SEPARATION, TESTED
 from ..models.protocol import ModelState
 from ..models.scale import too_large
-from ..options import HISTORY_MODES, SearchOptions
+from .options import HISTORY_MODES, SearchOptions
 from ..outcomes import TestOutcomes, reported_statistic
 from ..policies.base import Policy
 from ..progress import SearchProgress

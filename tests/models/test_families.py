@@ -7,7 +7,7 @@ import statsmodels.api as sm
 
 from streamreg.models import families as fm
 from streamreg.models import is_ols, resolve_family
-from streamreg.options import check_test
+from streamreg.config import check_test
 
 # name, spec, tests, default test, fixed dispersion, R's name, statsmodels class
 TABLE = [
