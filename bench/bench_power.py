@@ -55,9 +55,10 @@ import sys  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 import warnings  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any, Callable  # noqa: E402
+from typing import Any
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -284,7 +285,7 @@ def parse_extra(items: list[str]) -> dict[str, dict[str, Any]]:
         try:
             opts = ast.literal_eval(lit.strip())
         except (ValueError, SyntaxError) as e:
-            raise SystemExit(f"--extra {item!r}: cannot parse the dict literal: {e}")
+            raise SystemExit(f"--extra {item!r}: cannot parse the dict literal: {e}") from None
         if not isinstance(opts, dict):
             raise SystemExit(f"--extra {item!r}: not a dict")
         out[name.strip()] = opts
@@ -426,7 +427,10 @@ def main(argv: list[str] | None = None) -> None:
                     continue
                 dt = time.perf_counter() - t0
                 pw, fd, r = score(sel, prob.true_idx)
-                rec.power.append(pw); rec.fdr.append(fd); rec.size.append(r); rec.secs.append(dt)
+                rec.power.append(pw)
+                rec.fdr.append(fd)
+                rec.size.append(r)
+                rec.secs.append(dt)
                 if not args.quiet:
                     print(f"  [{key} seed {seed}] {name}: power {pw:.2f} FDR {fd:.2f} size {r} "
                           f"{dt:.2f}s", file=sys.stderr, flush=True)

@@ -282,7 +282,7 @@ def run_dataset(name, args, methods, out):
     head = f"{'method':<32} {'error ± SE':>15} {'size ± SE':>15} {'med s':>8} {'folds':>5}"
     out(head)
     out("-" * len(head))
-    for label, kind, kw in methods:
+    for label, _kind, _kw in methods:
         st = stats[label]
         if st["err"]:
             out(f"{label:<32} {fmt_pm(st['err']):>15} {fmt_pm(st['size'], 1):>15} "
@@ -290,7 +290,7 @@ def run_dataset(name, args, methods, out):
         else:
             out(f"{label:<32} {'not run: ' + (st['problem'] or '?')}")
     notes = []
-    for label, kind, kw in methods:
+    for label, kind, _kw in methods:
         st = stats[label]
         if st["problem"] and st["err"]:
             notes.append(f"  {label}: {st['problem']}")
@@ -419,7 +419,7 @@ def main(argv=None):
     fh = None
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        fh = open(args.out, "w")
+        fh = open(args.out, "w")  # noqa: SIM115 -- written line by line for the whole run
 
     def out(line=""):
         print(line, flush=True)
@@ -446,8 +446,8 @@ def main(argv=None):
         f"method=None to {sr_options.default_method(None, None, {})}")
     out("papers' setting: method='alpha-investing' -> "
         f"{sr_options.default_method('alpha-investing', None, {})} (its constructor defaults w0 = alpha_delta = 0.5)")
-    out(f"abess: LogisticRegression() defaults (path 'seq', ic 'ebic', support sizes 0..floor(n/(loglog n log p))-1); "
-        f"constant training-fold columns dropped for abess only (it refuses them)")
+    out("abess: LogisticRegression() defaults (path 'seq', ic 'ebic', support sizes 0..floor(n/(loglog n log p))-1); "
+        "constant training-fold columns dropped for abess only (it refuses them)")
     out(f"L1-CV: StandardScaler (training fold) + LogisticRegressionCV(penalty='l1', solver={args.l1_solver!r}, "
         f"Cs=20, cv=5, max_iter={args.l1_max_iter})")
     out(f"folds: StratifiedKFold({args.folds}, shuffle=True, random_state={args.seed}); error = mean((p > 0.5) != y) "

@@ -8,6 +8,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .config import (
+    check_options,
+    check_response,
+    check_weight_column,
+    cov_structure,
+    observation_weights,
+    require_stopping_rule,
+)
 from .formula.dask_frame import build_dask_design, is_dask_frame, with_selected_columns
 from .formula.design import (
     binomial_response,
@@ -30,14 +38,6 @@ from .held_out import (
 )
 from .models import make_state, spec_of
 from .models.robust import NONROBUST
-from .config import (
-    check_options,
-    check_response,
-    check_weight_column,
-    cov_structure,
-    observation_weights,
-    require_stopping_rule,
-)
 from .policies import Policy
 from .results import (
     SelectedModel,

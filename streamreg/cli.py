@@ -21,8 +21,8 @@ import pandas as pd
 from . import __version__
 from .api import streamreg
 from .cli_files import STDOUT, FileError, check_outputs, check_regular, csv_safe, duplicated_names, write_text
-from .datasets import DatasetError, list_datasets, load
 from .config import DEFAULT_METHOD, method_options
+from .datasets import DatasetError, list_datasets, load
 from .search import method_names
 from .validators import FLAG, INTEGER, NONE, NUMBER, NUMBERS, TEXT
 

@@ -20,7 +20,15 @@ from .method import (
     default_method,
     method_options,
 )
-from .options import SELECT_OPTIONS, STREAMREG_OPTIONS, Options, check_family, check_options, check_test, require_stopping_rule
+from .options import (
+    SELECT_OPTIONS,
+    STREAMREG_OPTIONS,
+    Options,
+    check_family,
+    check_options,
+    check_test,
+    require_stopping_rule,
+)
 from .response import check_response
 from .weights import WEIGHT_OPTIONS, check_weight_column, check_weight_options, observation_weights, weight_array
 

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .base import Policy
-from .investing import AlphaInvesting, InformationInvesting
 from .foster_stine import FosterStine
+from .investing import AlphaInvesting, InformationInvesting
 from .online_fdr import ADDIS, LOND, SAFFRON, AlphaInvestingFDR, AlphaSpending, LORDPlusPlus
 from .penalties import AIC, BIC, RIC
 
@@ -101,7 +101,7 @@ def policy_names(*, aliases: bool = True) -> list[str]:
     return sorted(by_factory.values())
 
 
-def get_policy(method: "str | Policy", **options: Any) -> Policy:
+def get_policy(method: str | Policy, **options: Any) -> Policy:
     """Return a fresh policy for ``method`` (a registered name or a Policy instance).
 
     Examples

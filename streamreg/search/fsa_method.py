@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from ..models.families import spec_of
 from ..models.protocol import ComparableState
 from ..screening.fsa import fsa

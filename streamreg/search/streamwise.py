@@ -27,7 +27,6 @@ import pandas as pd
 from ..models.base import SEPARATION, TESTED
 from ..models.protocol import ModelState
 from ..models.scale import too_large
-from .options import HISTORY_MODES, SearchOptions
 from ..outcomes import TestOutcomes, reported_statistic
 from ..policies.base import Policy
 from ..progress import SearchProgress
@@ -35,6 +34,7 @@ from ..streams.base import AcceptedTerm, Stream, TermBlock
 from ..streams.passes import arrange_streams
 from .decoy_tracker import DecoyTracker
 from .history import Deferred, HistoryRecorder, Status
+from .options import HISTORY_MODES, SearchOptions
 from .result import SELECTED_COLUMNS, SearchResult, check_streams, stream_counts_table
 
 __all__ = ["SearchResult", "Streamwise", "streamwise_search"]

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import streamreg as sr
-from streamreg.models import GaussianState
 from streamreg.config import check_options
+from streamreg.models import GaussianState
 from streamreg.policies import AlphaInvesting
 from streamreg.search import (
     BPSFS,
