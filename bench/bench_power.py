@@ -33,7 +33,7 @@ Usage::
     python bench/bench_power.py --settings "papers 0.5/0.5" \
         --extra 'LORD++ uniform={"method": "lord++", "alpha": 0.1, "w0": 0.1, "gammai": "flat2m", "passes": 2}' \
         --methods abess --out bench/results/bench_power.txt
-    python bench/bench_power.py --problems D --skip lassocv:D     # LassoCV is ~1 min per fit on D
+    python bench/bench_power.py --problems D --skip lassocv:D     # LassoCV is slow on D's 100,000 columns
 
 Options: --problems, --seeds (default 50, D 30), --seed-start, --methods (peers or 'none'),
 --settings (names from SETTINGS, ','- or ';'-separated, or 'none'), --extra (repeatable),

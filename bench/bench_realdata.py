@@ -12,8 +12,8 @@ Methods (all on the same folds, ``StratifiedKFold(folds, shuffle=True, random_st
   normalisation); abess refuses constant columns, so the columns constant on the training fold
   are dropped for abess only;
 * ``l1cv``: scikit-learn ``LogisticRegressionCV(penalty="l1", solver=liblinear (default) or saga,
-  Cs=20, cv=5, max_iter=100)`` (scikit-learn's default max_iter; with 1000, liblinear took over
-  60 s per fit on wdbc and ionosphere at the largest C values) on X standardised by a ``StandardScaler`` fit on the training fold only
+  Cs=20, cv=5, max_iter=100)`` (scikit-learn's default max_iter; 1000 made liblinear slow on
+  wdbc and ionosphere at the largest C values) on X standardised by a ``StandardScaler`` fit on the training fold only
   (constant columns get scale 1, i.e. stay 0); model size = non-zero coefficients;
 * any ``--extra 'name={...}'``: ``sr.select(y, X, family="binomial", **{...})``.
 

@@ -12,8 +12,8 @@ a run of failures follows ``W <- W - W / (d - W)`` with ``d = 1 + j - k*``, whic
 product of known factors (nor a Moebius map, whose compositions a prefix scan could
 vectorise): each step needs the float result of the one before, and any reformulation
 would change the last bits.  :func:`_walk` therefore runs the recursion on Python floats
-with the arithmetic inlined (about 4x faster than the per-step helper calls and numpy
-element writes it replaces) and fills the zero tail once the wealth is spent in one
+with the arithmetic inlined (per-step helper calls and numpy element writes cost more than
+the arithmetic itself) and fills the zero tail once the wealth is spent in one
 vectorised step.  :meth:`FosterStine.record` walks the very same way, so decisions do not
 depend on how the stream is cut into blocks.
 """
