@@ -116,7 +116,8 @@ class DecoyTracker:
         self.report.frame = table[["term", "stream", "test", "W", "log_p", "decoy_log_p", "level", "entered",
                                    "selected"]]
         self.report.threshold, self.report.n_entered = tau, int((table["entered"] != "").sum())
-        terms, rows = [], []
+        terms: list[AcceptedTerm] = []
+        rows: list[dict] = []
         for r in table[table["selected"]].itertuples():  # the selected few, in test order
             index = self._entered_terms.get((int(r.lane), int(r.position)), -1)
             if index >= 0:  # entered the model: its values are at hand
