@@ -33,7 +33,7 @@ same process, one after the other):
   built-in ``AlphaSpending(alpha, gammai=np.full(m, 1 / m))``; "(passes)" with the
   built-in ``PassesStream(stream, 2)`` that ``streamreg(..., passes=2)`` uses (select() has
   no ``passes=``), only up to ``--passes-max-m`` because it copies every rejected column in
-  a Python loop (about 9 s for 1e6 rejections).
+  a Python loop.
 
 Item 7 -- logistic, n = 200, m = 1e4, 4 true features (coefficient 1; the data of
 ``bench/bench_core.py``'s logistic section, ``np.random.default_rng(seed)`` per seed),
@@ -49,8 +49,7 @@ Usage:  python bench/bench_accuracy.py [--quick] [--seeds 20] [--ms 100000,10000
             [--logistic-seeds N] [--logistic-m 10000] [--a1 0.3] [--a2 0.05] [--single 0.35]
             [--no-gammai] [--passes-max-m 100000] [--skip-linear] [--skip-logistic]
 (needs: pip install ".[bench]").  ``--quick``: 3 seeds, m = 1e4 and 1e5, logistic m = 2,000
-(about 15 s).  The recorded run (``--seeds 40``) took about 8 minutes; each 1e6 data set takes
-~2.5 s to generate and holds 800 MB.
+(a smoke test).  The recorded run used ``--seeds 40``; each 1e6 data set holds 800 MB.
 """
 from __future__ import annotations
 

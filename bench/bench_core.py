@@ -28,7 +28,6 @@ import pandas as pd
 import statsmodels.api as sm
 
 import streamreg as sr
-from streamreg.datasets.synthetic import SyntheticStream
 
 warnings.filterwarnings("ignore")
 

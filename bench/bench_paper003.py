@@ -38,7 +38,7 @@ Data sets (binary responses; y = 1 is the level named): the paper's five microar
 shipp_dlbcl = "DLBCL", gordon_lung = "Lung") and two of its three UCI sets (ionosphere,
 wdbc; SPAMBASE is not among the data sets), plus three binary UCI sets the paper did not use
 (spect, wpbc, cleve).  mfeat (10 classes) is made binary only with ``--mfeat`` (even vs odd
-digit); it is off by default to keep the run within ~20 minutes.
+digit); it is off by default to keep the run short.
 
 The data come from ``streamreg.datasets.load``: the microarray sets and mfeat are downloaded
 on first use into its cache (``STREAMREG_DATA_URL`` may point at a mirror, e.g. a folder

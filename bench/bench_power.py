@@ -33,7 +33,7 @@ Usage::
     python bench/bench_power.py --settings "papers 0.5/0.5" \
         --extra 'LORD++ uniform={"method": "lord++", "alpha": 0.1, "w0": 0.1, "gammai": "flat2m", "passes": 2}' \
         --methods abess --out bench/results/bench_power.txt
-    python bench/bench_power.py --problems D --skip lassocv:D     # LassoCV is ~1 min per fit on D
+    python bench/bench_power.py --problems D --skip lassocv:D     # LassoCV is slow on D's 100,000 columns
 
 Options: --problems, --seeds (default 50, D 30), --seed-start, --methods (peers or 'none'),
 --settings (names from SETTINGS, ','- or ';'-separated, or 'none'), --extra (repeatable),
@@ -55,9 +55,10 @@ import sys  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
 import warnings  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any, Callable  # noqa: E402
+from typing import Any
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
@@ -73,7 +74,7 @@ import streamreg as sr  # noqa: E402
 FLAT2M, FLATM = "flat2m", "flatm"
 
 SETTINGS: dict[str, dict[str, Any]] = {
-    "default": dict(),  # the package's default rule (streamreg.options.DEFAULT_*)
+    "default": dict(),  # the package's default rule (streamreg.config.DEFAULT_*)
     "papers 0.5/0.5": dict(method="alpha-investing", w0=0.5, alpha_delta=0.5),
     "AI 0.05": dict(method="alpha-investing", w0=0.05, alpha_delta=0.05),
     "LORD++ flat 2 passes": dict(method="lord++", alpha=0.1, w0=0.1, gammai=FLAT2M, passes=2),
@@ -284,7 +285,7 @@ def parse_extra(items: list[str]) -> dict[str, dict[str, Any]]:
         try:
             opts = ast.literal_eval(lit.strip())
         except (ValueError, SyntaxError) as e:
-            raise SystemExit(f"--extra {item!r}: cannot parse the dict literal: {e}")
+            raise SystemExit(f"--extra {item!r}: cannot parse the dict literal: {e}") from None
         if not isinstance(opts, dict):
             raise SystemExit(f"--extra {item!r}: not a dict")
         out[name.strip()] = opts
@@ -426,7 +427,10 @@ def main(argv: list[str] | None = None) -> None:
                     continue
                 dt = time.perf_counter() - t0
                 pw, fd, r = score(sel, prob.true_idx)
-                rec.power.append(pw); rec.fdr.append(fd); rec.size.append(r); rec.secs.append(dt)
+                rec.power.append(pw)
+                rec.fdr.append(fd)
+                rec.size.append(r)
+                rec.secs.append(dt)
                 if not args.quiet:
                     print(f"  [{key} seed {seed}] {name}: power {pw:.2f} FDR {fd:.2f} size {r} "
                           f"{dt:.2f}s", file=sys.stderr, flush=True)

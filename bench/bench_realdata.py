@@ -3,7 +3,7 @@
 Methods (all on the same folds, ``StratifiedKFold(folds, shuffle=True, random_state=seed)``):
 
 * ``default``: ``sr.select(y, X, family="binomial")`` with no method argument -- the package
-  default (``streamreg.options.DEFAULT_METHOD`` / ``DEFAULT_RULE_OPTIONS`` / ``DEFAULT_PASSES``,
+  default (``streamreg.config.DEFAULT_METHOD`` / ``DEFAULT_RULE_OPTIONS`` / ``DEFAULT_PASSES``,
   printed at the top of the output);
 * ``alpha-investing``: ``method="alpha-investing"``, the papers' rule (w0 = alpha_delta = 0.5,
   one pass);
@@ -12,8 +12,8 @@ Methods (all on the same folds, ``StratifiedKFold(folds, shuffle=True, random_st
   normalisation); abess refuses constant columns, so the columns constant on the training fold
   are dropped for abess only;
 * ``l1cv``: scikit-learn ``LogisticRegressionCV(penalty="l1", solver=liblinear (default) or saga,
-  Cs=20, cv=5, max_iter=100)`` (scikit-learn's default max_iter; with 1000, liblinear took over
-  60 s per fit on wdbc and ionosphere at the largest C values) on X standardised by a ``StandardScaler`` fit on the training fold only
+  Cs=20, cv=5, max_iter=100)`` (scikit-learn's default max_iter; 1000 made liblinear slow on
+  wdbc and ionosphere at the largest C values) on X standardised by a ``StandardScaler`` fit on the training fold only
   (constant columns get scale 1, i.e. stay 0); model size = non-zero coefficients;
 * any ``--extra 'name={...}'``: ``sr.select(y, X, family="binomial", **{...})``.
 
@@ -80,7 +80,7 @@ import numpy as np
 import pandas as pd
 
 import streamreg as sr
-from streamreg import options as sr_options
+from streamreg import config as sr_options
 
 ALL_SETS = ("wdbc", "ionosphere", "spect", "madelon", "arcene", "gisette", "dexter")
 BASE_METHODS = ("default", "alpha-investing", "abess", "l1cv")
@@ -282,7 +282,7 @@ def run_dataset(name, args, methods, out):
     head = f"{'method':<32} {'error ± SE':>15} {'size ± SE':>15} {'med s':>8} {'folds':>5}"
     out(head)
     out("-" * len(head))
-    for label, kind, kw in methods:
+    for label, _kind, _kw in methods:
         st = stats[label]
         if st["err"]:
             out(f"{label:<32} {fmt_pm(st['err']):>15} {fmt_pm(st['size'], 1):>15} "
@@ -290,7 +290,7 @@ def run_dataset(name, args, methods, out):
         else:
             out(f"{label:<32} {'not run: ' + (st['problem'] or '?')}")
     notes = []
-    for label, kind, kw in methods:
+    for label, kind, _kw in methods:
         st = stats[label]
         if st["problem"] and st["err"]:
             notes.append(f"  {label}: {st['problem']}")
@@ -419,7 +419,7 @@ def main(argv=None):
     fh = None
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        fh = open(args.out, "w")
+        fh = open(args.out, "w")  # noqa: SIM115 -- written line by line for the whole run
 
     def out(line=""):
         print(line, flush=True)
@@ -441,13 +441,13 @@ def main(argv=None):
     out(f"versions: streamreg {getattr(sr, '__version__', '?')}, numpy {np.__version__}, abess {abess.__version__}, "
         f"scikit-learn {sklearn.__version__}")
     rule = dict(sr_options.DEFAULT_RULE_OPTIONS)
-    out(f"streamreg default (streamreg/options.py): DEFAULT_METHOD={sr_options.DEFAULT_METHOD!r}, "
+    out(f"streamreg default (streamreg/config/method.py): DEFAULT_METHOD={sr_options.DEFAULT_METHOD!r}, "
         f"DEFAULT_RULE_OPTIONS={rule}, DEFAULT_PASSES={sr_options.DEFAULT_PASSES}; check_options resolves "
         f"method=None to {sr_options.default_method(None, None, {})}")
     out("papers' setting: method='alpha-investing' -> "
         f"{sr_options.default_method('alpha-investing', None, {})} (its constructor defaults w0 = alpha_delta = 0.5)")
-    out(f"abess: LogisticRegression() defaults (path 'seq', ic 'ebic', support sizes 0..floor(n/(loglog n log p))-1); "
-        f"constant training-fold columns dropped for abess only (it refuses them)")
+    out("abess: LogisticRegression() defaults (path 'seq', ic 'ebic', support sizes 0..floor(n/(loglog n log p))-1); "
+        "constant training-fold columns dropped for abess only (it refuses them)")
     out(f"L1-CV: StandardScaler (training fold) + LogisticRegressionCV(penalty='l1', solver={args.l1_solver!r}, "
         f"Cs=20, cv=5, max_iter={args.l1_max_iter})")
     out(f"folds: StratifiedKFold({args.folds}, shuffle=True, random_state={args.seed}); error = mean((p > 0.5) != y) "

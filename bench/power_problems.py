@@ -29,7 +29,7 @@ F  n 400, binomial; 20 categorical columns ``f0 .. f19`` with 3-5 equiprobable l
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd

@@ -8,6 +8,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .config import (
+    check_options,
+    check_response,
+    check_weight_column,
+    cov_structure,
+    observation_weights,
+    require_stopping_rule,
+)
 from .formula.dask_frame import build_dask_design, is_dask_frame, with_selected_columns
 from .formula.design import (
     binomial_response,
@@ -30,14 +38,6 @@ from .held_out import (
 )
 from .models import make_state, spec_of
 from .models.robust import NONROBUST
-from .options import (
-    check_options,
-    check_response,
-    check_weight_column,
-    cov_structure,
-    observation_weights,
-    require_stopping_rule,
-)
 from .policies import Policy
 from .results import (
     SelectedModel,
@@ -256,7 +256,7 @@ def streamreg(
         positions = positions[design.rows]
     weights = observation_weights(opts.weights, n_rows, design.frame, positions)
     check_successes(design.y, fam, weights.var_weights, design.response_name, design.frame.index)
-    cov = cov_structure(opts, n_rows, design.frame, positions)
+    cov = cov_structure(opts.cov_type, opts.cov_groups, n_rows, design.frame, positions)
     fixed = design.fixed.to_numpy(dtype=float)
     state = make_state(design.y, fixed, fam, opts.test, weights=weights, cov=cov if opts.robust_tests else NONROBUST,
                        fixed_names=list(design.fixed.columns))
@@ -271,7 +271,7 @@ def streamreg(
         level_problems = held_out_levels(design.frame, train, design.parsed.fixed, rhs, design.response_name)
         weights = observation_weights(opts.weights, n_rows, train, held_positions[kept])
         check_successes(y, fam, weights.var_weights, design.response_name, train.index)
-        cov = cov_structure(opts, n_rows, train, held_positions[kept])
+        cov = cov_structure(opts.cov_type, opts.cov_groups, n_rows, train, held_positions[kept])
     model = SelectedModel(rhs=rhs, response_label=design.response_label, response_name=design.response_name,
                           train=train, y=y, family=fam, derived=design.derived,
                           functions=called_functions(rhs, design.functions), weights=weights, cov=cov)
@@ -391,7 +391,7 @@ def select(
     yname, yv, success = _response_vector(y, fam, (opts.weights or {}).get("var_weights"))
     n = len(yv)
     weights = observation_weights(opts.weights, n)
-    cov = cov_structure(opts, n)
+    cov = cov_structure(opts.cov_type, opts.cov_groups, n)
     frame = fixed_frame(fixed, yname, yv)
     fixed_rhs = " + ".join((["1"] if opts.intercept else ["0"]) + [term_name(c) for c in frame.columns[1:]])
     fixed_x = design_matrix(fixed_rhs, frame, frame)
@@ -425,7 +425,7 @@ def _response_vector(y: Any, family: Any, trials: np.ndarray | None = None) -> t
     binomial response given as text or categories (None otherwise), refused when unusable.
 
     Raises ValueError for a response that is not one-dimensional, numeric and finite, or
-    that the family cannot model (see :func:`~streamreg.options.check_response`).  With
+    that the family cannot model (see :func:`~streamreg.config.check_response`).  With
     ``trials`` (``var_weights``) a binomial response may be proportions of whole successes.
     """
     name = None if type(y).__module__.startswith("dask.array") else getattr(y, "name", None)  # a dask key

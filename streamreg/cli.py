@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import inspect
 import os
 import re
 import signal
@@ -22,9 +21,10 @@ import pandas as pd
 from . import __version__
 from .api import streamreg
 from .cli_files import STDOUT, FileError, check_outputs, check_regular, csv_safe, duplicated_names, write_text
+from .config import DEFAULT_METHOD, method_options
 from .datasets import DatasetError, list_datasets, load
-from .method_options import _method_factory, _parameters
-from .options import DEFAULT_METHOD
+from .search import method_names
+from .validators import FLAG, INTEGER, NONE, NUMBER, NUMBERS, TEXT
 
 if TYPE_CHECKING:
     from .results import StreamRegResults
@@ -103,29 +103,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 # -- method options ------------------------------------------------------------------------
-# One flag per keyword parameter of any registered method (policy or search method), read from
-# the constructors' signatures: a new rule gets its flags without a change here.
-
-def _method_names() -> list[str]:
-    """Every method name, one per constructor (the longest of its aliases: lord++, bp-sfs)."""
-    from .policies.registry import _REGISTRY
-    from .search.methods import _METHODS
-
-    by_factory: dict[int, str] = {}
-    for name, factory in [*_REGISTRY.items(), *_METHODS.items()]:
-        name = name.replace("_", "-")
-        if len(name) > len(by_factory.get(id(factory), "")):
-            by_factory[id(factory)] = name
-    return sorted(by_factory.values())
-
-
-def _method_parameters(method: str) -> list[inspect.Parameter] | None:
-    """The options ``method`` takes (None: unknown method, or one taking ``**kwargs``)."""
-    factory, fixed = _method_factory(method)
-    if factory is None:
-        return None
-    params = _parameters(factory)
-    return None if params is None else [q for q in params if q.name not in fixed]
+# One flag per keyword option of any registered method (policy or search method), read from
+# the constructors' signatures and the kinds their classes declare: a new rule gets its flags
+# without a change here.
 
 
 def _flag(name: str) -> str:
@@ -149,18 +129,18 @@ def _numbers(text: str) -> list[float]:
 _numbers.__name__ = "comma-separated numbers"
 
 
-def _converter(annotation: str) -> tuple[Callable[[str], Any] | None, dict[str, Any]]:
-    """argparse ``type`` and extra keywords for a parameter annotated ``annotation``."""
-    tokens = set(re.findall(r"[A-Za-z_]+", annotation)) - {"None"}
-    if "Sequence" in tokens:
+def _converter(kinds: tuple[str, ...]) -> tuple[Callable[[str], Any] | None, dict[str, Any]]:
+    """argparse ``type`` and extra keywords for an option of the declared ``kinds``."""
+    kind = set(kinds) - {NONE}  # a flag left out is None
+    if NUMBERS in kind:
         return _numbers, {"metavar": "X,Y,..."}
-    if tokens == {"bool"}:
+    if kind == {FLAG}:
         return None, {"action": argparse.BooleanOptionalAction}
-    if tokens == {"int"}:
+    if kind == {INTEGER}:
         return int, {}
-    if tokens == {"float"} or tokens == {"int", "float"}:
+    if kind in ({NUMBER}, {NUMBER, INTEGER}):
         return float, {}
-    if tokens == {"str"}:
+    if kind == {TEXT}:
         return str, {}
     return _number_or_text, {"metavar": "VALUE"}
 
@@ -168,15 +148,13 @@ def _converter(annotation: str) -> tuple[Callable[[str], Any] | None, dict[str, 
 def _add_method_flags(p: argparse.ArgumentParser) -> None:
     group = p.add_argument_group("method options", "each applies to the methods named after it")
     users: dict[str, list[str]] = {}
-    params: dict[str, inspect.Parameter] = {}
-    for method in _method_names():
-        for q in _method_parameters(method) or []:
-            params.setdefault(q.name, q)
-            users.setdefault(q.name, []).append(method)
-    for name in sorted(params, key=_flag):
-        q = params[name]
-        annotation = q.annotation if isinstance(q.annotation, str) else inspect.formatannotation(q.annotation)
-        convert, extra = _converter(annotation)
+    kinds: dict[str, tuple[str, ...]] = {}
+    for method in method_names(aliases=False):
+        for name, accepted in (method_options(method) or {}).items():
+            kinds.setdefault(name, accepted)
+            users.setdefault(name, []).append(method)
+    for name in sorted(kinds, key=_flag):
+        convert, extra = _converter(kinds[name])
         kwargs: dict[str, Any] = {"dest": _METHOD_DEST + name, "default": None,
                                   "metavar": name.rstrip("_").upper(), **extra}
         if "action" in extra:
@@ -189,10 +167,10 @@ def _add_method_flags(p: argparse.ArgumentParser) -> None:
 def _method_options(args: argparse.Namespace, argv_method: str) -> dict[str, Any]:
     """The method flags given, checked against the chosen method's signature."""
     given = {k[len(_METHOD_DEST):]: v for k, v in vars(args).items() if k.startswith(_METHOD_DEST) and v is not None}
-    params = _method_parameters(argv_method)
-    if not given or params is None:  # an unknown method is reported by the selection, with the known ones
+    options = method_options(argv_method)
+    if not given or options is None:  # an unknown method is reported by the selection, with the known ones
         return given
-    valid = [q.name for q in params]
+    valid = list(options)
     wrong = [k for k in given if k not in valid]
     if wrong:
         flags = ", ".join(_flag(k) for k in wrong)

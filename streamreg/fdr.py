@@ -17,7 +17,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from .method_options import _check_initial_wealth, _check_method_options
+from .config import check_method_options
 from .outcomes import TestOutcomes
 from .policies import InformationInvesting, Policy, get_policy
 from .policies.penalties import FixedPenalty
@@ -169,8 +169,7 @@ def _policy(method: str | Policy, alpha: float | None, options: dict[str, Any]) 
             f"method {policy.name!r} decides on likelihood-ratio statistics, not on p-values, so "
             f"online_fdr cannot run it; p-value methods: {', '.join(PVALUE_METHODS)}")
     if isinstance(method, Policy):
-        _check_initial_wealth(policy)
-        return policy
+        return policy  # its constructor checked its parameters
     accepted = set(inspect.signature(type(policy)).parameters)
     if alpha is not None and "alpha" not in accepted:
         raise ValueError(f"method {policy.name!r} has no alpha: its mFDR level is the payout alpha_delta, "
@@ -181,11 +180,9 @@ def _policy(method: str | Policy, alpha: float | None, options: dict[str, Any]) 
                         f"its options are {', '.join(sorted(accepted))}")
     if alpha is not None:
         options = {"alpha": alpha, **options}
-    # the checks of streamreg() and select(): option types, then the initial wealth
-    _check_method_options(method, options, ())
-    policy = get_policy(method, **options)
-    _check_initial_wealth(policy)
-    return policy
+    # the checks of streamreg() and select(): option kinds here, values by the constructor
+    check_method_options(method, options)
+    return get_policy(method, **options)
 
 
 def _outcomes(p: np.ndarray) -> TestOutcomes:

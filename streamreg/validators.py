@@ -1,11 +1,17 @@
-"""Checks of single option values: the shared vocabulary of :mod:`streamreg.options` and of the
-methods' constructors (a positive integer, a number in a range, one of some choices), each
-refusing a bad value with a message that names the option.
+"""Checks of single option values: the shared vocabulary of :mod:`streamreg.config`, of
+:mod:`streamreg.search` and of the methods' constructors (a positive integer, a number in a
+range, one of some choices), each refusing a bad value with a message that names the option.
+
+It also holds the *kinds* a rule or search method declares for its keyword options
+(``OPTION_KINDS``, e.g. ``{"w0": (NUMBER,)}``): the option checks refuse a value of another
+kind with a message that names the method (:func:`check_kind`), the command line converts its
+flags by them, and the constructor checks the range.
 """
 from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -22,6 +28,58 @@ def _is_real(value: object) -> bool:
 
 def _got(value: object) -> str:
     return f"{value!r} ({type(value).__name__})"
+
+
+#: the kinds of a method option: a real number (integers included), an integer, a string,
+#: True or False, None, a sequence of numbers
+NUMBER, INTEGER, TEXT, FLAG, NONE, NUMBERS = "number", "integer", "text", "flag", "none", "numbers"
+#: how a message names each kind, in the order it lists them
+KIND_WORDS = {NUMBER: "a number", INTEGER: "an integer", TEXT: "a string", FLAG: "True or False", NONE: "None",
+              NUMBERS: "a sequence of numbers"}
+
+
+def _is_kind(value: object, kind: str) -> bool:
+    if kind == NUMBER:
+        return _is_real(value)
+    if kind == INTEGER:
+        return _is_int(value)
+    if kind == TEXT:
+        return isinstance(value, str)
+    if kind == FLAG:
+        return isinstance(value, (bool, np.bool_))
+    if kind == NONE:
+        return value is None
+    return bool(np.iterable(value)) and not isinstance(value, (str, bytes, Mapping))  # NUMBERS
+
+
+def check_kind(name: str, value: Any, kinds: Collection[str], owner: str) -> None:
+    """Refuse an option ``name`` of method ``owner`` whose value is none of the declared ``kinds``.
+
+    An empty ``kinds`` accepts anything (the constructor decides).  A real number must also be
+    finite.  The range is the constructor's business.
+
+    Examples
+    --------
+    >>> check_kind("w0", 0.1, (NUMBER,), "alpha-investing")
+    >>> check_kind("w0", "0.1", (NUMBER,), "alpha-investing")
+    Traceback (most recent call last):
+        ...
+    TypeError: option w0 of method 'alpha-investing' must be a number, got '0.1' (str)
+    >>> check_kind("cv", 2.5, (INTEGER, NONE), "grafting")
+    Traceback (most recent call last):
+        ...
+    TypeError: option cv of method 'grafting' must be an integer or None, got 2.5 (float)
+    """
+    if not kinds:
+        return
+    unknown = set(kinds) - set(KIND_WORDS)
+    if unknown:
+        raise ValueError(f"unknown option kind(s) {sorted(unknown)}; kinds: {list(KIND_WORDS)}")
+    if not any(_is_kind(value, kind) for kind in kinds):
+        wanted = " or ".join(words for kind, words in KIND_WORDS.items() if kind in kinds)
+        raise TypeError(f"option {name} of method {owner!r} must be {wanted}, got {_got(value)}")
+    if _is_real(value) and not math.isfinite(value):
+        raise ValueError(f"option {name} of method {owner!r} must be finite, got {value!r}")
 
 
 def as_numbers(arr: np.ndarray) -> np.ndarray | None:

@@ -173,7 +173,7 @@ def naive_information_investing(y, fixed, candidates, *, w0=0.5, w_delta=0.5, co
     x = np.asarray(fixed, dtype=float)
     w, i, chosen, rows = w0, 0, [], []
     for j, c in enumerate(candidates):
-        i += 1
+        i += 1  # noqa: SIM113 -- the paper's test counter i
         eps = w / (2 * i)
         t2 = float(sm.OLS(y, np.column_stack([x, c])).fit().tvalues[-1] ** 2)
         saved = t2 / 2 * np.log2(np.e)

@@ -1,7 +1,7 @@
 """The command line (the README's main job), bundled data and the paper 000 simulator."""
 import gzip
-import re
 import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path

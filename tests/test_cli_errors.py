@@ -240,3 +240,18 @@ def test_closed_stdout_exits_quietly():
     proc.stderr.close()
     assert proc.wait(timeout=300) == 141, err  # 128 + SIGPIPE, as the shell reports it
     assert "Traceback" not in err and "BrokenPipeError" not in err
+
+
+# -- the command line names flags, not keywords -------------------------------------------
+
+def test_cli_suggests_the_family_flag_for_a_text_response(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    d = pd.DataFrame(rng.normal(size=(40, 2)), columns=["x1", "x2"])
+    d.insert(0, "y", rng.choice(["no", "yes"], 40))
+    path = tmp_path / "d.csv"
+    d.to_csv(path, index=False)
+    assert main(["y ~ stream(x*)", "--data", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("streamreg: the response 'y' is not numeric")
+    assert err.endswith("for a two-level response use --family binomial\n")
+    assert "family=" not in err

@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 
 import streamreg as sr
-from streamreg.cli import _method_names, _method_parameters, _parser, main
-from streamreg.method_options import _method_factory
+from streamreg.cli import _parser, main
+from streamreg.config import method_options
+from streamreg.search import method_factory, method_names
 
 
 @pytest.fixture
@@ -148,11 +149,10 @@ def test_every_option_of_every_method_has_a_flag():
     """Derived from the signatures: each keyword of each registered method parses to itself."""
     parser = _parser()
     flags = {a.dest: a for a in parser._actions}
-    for method in _method_names():
-        factory, _ = _method_factory(method)
-        assert factory is not None
-        for q in _method_parameters(method) or []:
-            assert f"method_option_{q.name}" in flags, (method, q.name)
+    for method in method_names(aliases=False):
+        assert method_factory(method) is not None
+        for name in method_options(method) or {}:
+            assert f"method_option_{name}" in flags, (method, name)
 
 
 def test_verbose_flag_draws_a_bar(capsys, csv):

@@ -1,4 +1,4 @@
-"""The default selection rule (``method=None``; streamreg.options.default_method).
+"""The default selection rule (``method=None``; streamreg.config.default_method).
 
 With no ``method``, ``sr.select``, ``sr.streamreg`` and the CLI run alpha-investing with
 ``w0 = alpha_delta = 0.05`` and uniform spending (bids ``w / (H - i + 2)`` over the horizon
@@ -14,7 +14,7 @@ import pytest
 
 import streamreg as sr
 from streamreg.cli import main
-from streamreg.options import DEFAULT_METHOD, DEFAULT_PASSES, DEFAULT_RULE_OPTIONS, default_method
+from streamreg.config import DEFAULT_METHOD, DEFAULT_PASSES, DEFAULT_RULE_OPTIONS, default_method
 
 N, M = 100, 20
 DEFAULT = "alpha-investing(w0=0.05, alpha_delta=0.05, spending=uniform)"

@@ -130,7 +130,7 @@ def _is_numeric_dtype(dt: Any) -> bool:
 
 
 def _maybe_date_dtype(dt: Any) -> bool:
-    return pd.api.types.is_datetime64_any_dtype(dt) or pd.api.types.is_timedelta64_dtype(dt) or dt == object
+    return pd.api.types.is_datetime64_any_dtype(dt) or pd.api.types.is_timedelta64_dtype(dt) or dt == object  # noqa: E721 -- a dtype, not a type
 
 
 def column_classes(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:

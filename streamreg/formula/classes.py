@@ -19,8 +19,7 @@ import pandas as pd
 
 from ..streams.base import Stream
 from ..streams.generated import DerivedColumns
-from ..streams.ordering import Order
-from ..streams.ordering import resolve_order as _resolve_order
+from ..streams.ordering import Order, Seed, item_seed, resolve_order as _resolve_order
 from ..streams.registry import ClassRequest, stream_class, stream_class_names
 from .parse import FormulaError, StreamSpec
 
@@ -81,10 +80,6 @@ def matched_columns(spec: StreamSpec, columns: list[str], taken: set[str], data:
     if not out:
         raise FormulaError(f"{spec.text} has no columns left: every match is the response, fixed or excluded")
     return out
-
-
-#: the top-level ``seed=`` as the options check it leaves it
-from ..streams.ordering import Seed, item_seed
 
 
 def with_default_seed(spec: StreamSpec, seed: Seed, position: int) -> StreamSpec:

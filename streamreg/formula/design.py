@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..config import check_response
 from ..models.base import column_norms
-from ..options import check_response
 from ..streams.base import AcceptedTerm, Stream
 from ..streams.generated import DerivedColumns
 from ..streams.ordering import order_uses_y

@@ -47,7 +47,7 @@ def _is_complex(dt: Any) -> bool:
 
 
 def _is_text(dt: Any) -> bool:
-    return dt == object or isinstance(dt, pd.StringDtype)
+    return dt == object or isinstance(dt, pd.StringDtype)  # noqa: E721 -- a dtype, not a type
 
 
 def refuse_odd_columns(data: pd.DataFrame, positions: np.ndarray) -> None:

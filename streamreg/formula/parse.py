@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 # the lexer lives outside formula/ so that streams/ can split term names too; its names
 # are re-exported here (FormulaError is importable from this module)
-from ..lexer import FormulaError, split_top_level
-from ..lexer import scan as _scan
+from ..lexer import FormulaError, scan as _scan, split_top_level
 from ..streams.registry import stream_class_names
 
 __all__ = [
@@ -153,7 +152,7 @@ def _call_name(item: str) -> str | None:
     if m and item.rstrip().endswith(")"):
         # the call must span the whole item: its '(' closes at the last character
         open_at = item.index("(", m.start(1))
-        for i, ch, depth in _scan(item):
+        for i, _ch, depth in _scan(item):
             if i > open_at and depth == 0:
                 return m.group(1) if i == len(item.rstrip()) - 1 else None
     return None

@@ -18,9 +18,9 @@ search, so a new rule's parameters may have any names.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 import numpy as np
 
@@ -145,7 +145,10 @@ class Policy(ABC):
     """Base class of selection rules.
 
     Subclasses store their parameters in ``__init__`` (and nothing else, as in
-    scikit-learn); the mutable state lives in attributes set by :meth:`start`.
+    scikit-learn), checking their values there; the mutable state lives in attributes set by
+    :meth:`start`.  A rule may declare the kinds of its parameters in ``OPTION_KINDS``
+    (:mod:`streamreg.validators`): ``method="name", w0="0.1"`` is then refused with a
+    message naming the rule, and the command line converts its flags by them.
 
     Examples
     --------
@@ -179,6 +182,9 @@ class Policy(ABC):
 
     #: short name used in summaries and by ``method=`` strings
     name: str = "policy"
+    #: the kinds of the constructor's keyword parameters (``{"w0": (NUMBER,)}``); the
+    #: constructor checks their values
+    OPTION_KINDS: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     def start(self, *, n_obs: int, share: float = 1.0, n_candidates: int | None = None,
               horizon: int | None = None) -> None:

@@ -12,8 +12,8 @@ a run of failures follows ``W <- W - W / (d - W)`` with ``d = 1 + j - k*``, whic
 product of known factors (nor a Moebius map, whose compositions a prefix scan could
 vectorise): each step needs the float result of the one before, and any reformulation
 would change the last bits.  :func:`_walk` therefore runs the recursion on Python floats
-with the arithmetic inlined (about 4x faster than the per-step helper calls and numpy
-element writes it replaces) and fills the zero tail once the wealth is spent in one
+with the arithmetic inlined (per-step helper calls and numpy element writes cost more than
+the arithmetic itself) and fills the zero tail once the wealth is spent in one
 vectorised step.  :meth:`FosterStine.record` walks the very same way, so decisions do not
 depend on how the stream is cut into blocks.
 """
@@ -24,7 +24,9 @@ import math
 import numpy as np
 
 from ..outcomes import TestOutcomes
+from ..validators import NUMBER
 from .base import Plan, Policy
+from .online_common import check_wealth_budget
 
 
 def _fs_level(w: float, d: int) -> float:
@@ -104,12 +106,14 @@ class FosterStine(Policy):
     """
 
     name = "foster-stine"
+    OPTION_KINDS = {"w0": (NUMBER,), "alpha_delta": (NUMBER,)}
 
     def __init__(self, w0: float = 0.0475, alpha_delta: float = 0.05):
         if not (isinstance(w0, (int, float, np.floating)) and math.isfinite(w0)):
             raise ValueError(f"w0 must be a finite number, got {w0!r}")
         if w0 <= 0:
             raise ValueError(f"w0 must be positive, got {w0!r}")
+        check_wealth_budget(w0)
         if not (isinstance(alpha_delta, (int, float, np.floating)) and 0 < alpha_delta < 1):
             raise ValueError(f"alpha_delta must lie in (0, 1), got {alpha_delta!r}")
         self.w0 = float(w0)

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..outcomes import TestOutcomes
+from ..validators import NONE, NUMBER, NUMBERS, TEXT
 from .base import Plan, Policy
 from .online_common import HEURISTIC, check_alpha, check_w0, exclusive_cumsum, log_leq
 from .sequences import (
@@ -243,6 +244,7 @@ class LORDPlusPlus(GammaWealthRule):
     """
 
     name = "lord++"
+    OPTION_KINDS = {"alpha": (NUMBER,), "w0": (NUMBER, NONE), "gammai": (NUMBERS, NONE), "spending": (TEXT,)}
     _accepted_ticks = True
     _default_sequence = LORD_SEQUENCE
 
@@ -303,6 +305,8 @@ class SAFFRON(GammaWealthRule):
     """
 
     name = "saffron"
+    OPTION_KINDS = {"alpha": (NUMBER,), "w0": (NUMBER, NONE), "lambda_": (NUMBER,), "gammai": (NUMBERS, NONE),
+                    "spending": (TEXT,)}
     _default_sequence = SAFFRON_SEQUENCE
 
     def __init__(
@@ -374,6 +378,8 @@ class ADDIS(GammaWealthRule):
     """
 
     name = "addis"
+    OPTION_KINDS = {"alpha": (NUMBER,), "w0": (NUMBER, NONE), "lambda_": (NUMBER,), "tau": (NUMBER,),
+                    "gammai": (NUMBERS, NONE), "spending": (TEXT,)}
     _default_sequence = SAFFRON_SEQUENCE
 
     def __init__(
@@ -445,6 +451,7 @@ class AlphaInvestingFDR(GammaWealthRule):
     """
 
     name = "alpha-investing-fdr"
+    OPTION_KINDS = {"alpha": (NUMBER,), "w0": (NUMBER, NONE), "gammai": (NUMBERS, NONE), "spending": (TEXT,)}
     _default_sequence = SAFFRON_SEQUENCE
 
     def __init__(self, alpha: float = 0.05, w0: float | None = None, gammai: Sequence[float] | None = None,

@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from ..outcomes import TestOutcomes
+from ..validators import FLAG, NUMBER, TEXT
 from .base import Plan, Policy
+from .online_common import check_wealth_budget
 from .sequences import HEDGE_FRONT, check_spending, uniform_text
 
 
@@ -169,10 +171,12 @@ class AlphaInvesting(_Investing):
     """
 
     name = "alpha-investing"
+    OPTION_KINDS = {"w0": (NUMBER,), "alpha_delta": (NUMBER,), "spending": (TEXT,)}
 
     def __init__(self, w0: float = 0.5, alpha_delta: float = 0.5, spending: str = "decaying"):
         if not (w0 > 0 and math.isfinite(w0)):
             raise ValueError(f"w0 must be a positive number, got {w0!r}")
+        check_wealth_budget(w0)
         if not 0 < alpha_delta < 1:
             raise ValueError(f"alpha_delta must lie in (0, 1), got {alpha_delta!r}")
         self.w0 = w0
@@ -257,6 +261,7 @@ class InformationInvesting(_Investing):
     """
 
     name = "information-investing"
+    OPTION_KINDS = {"w0": (NUMBER,), "w_delta": (NUMBER,), "coef_bits": (NUMBER, TEXT), "charge_bid": (FLAG,)}
 
     def __init__(self, w0: float = 0.5, w_delta: float = 0.5, coef_bits: float | str = 0.0, *,
                  charge_bid: bool = False):
@@ -264,6 +269,10 @@ class InformationInvesting(_Investing):
             raise ValueError(f"w0 must be a positive number, got {w0!r}")
         if not w_delta > 0:
             raise ValueError(f"w_delta must be positive, got {w_delta!r}")
+        limit = 2.0 ** (1.0 + w_delta)  # the bid w0 / 2 reaches 2^w_delta: the first candidate enters whatever it is
+        if w0 >= limit:
+            raise ValueError(f"w0 must be below 2^(1 + w_delta) = {limit:g} bits for information-investing, got "
+                             f"{w0!r}: the first bid would pay for any candidate, whatever its statistic")
         if isinstance(coef_bits, str):
             if coef_bits != "bic":
                 raise ValueError(f"coef_bits must be a number of bits or 'bic', got {coef_bits!r}")

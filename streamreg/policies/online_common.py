@@ -1,4 +1,4 @@
-"""What the online FDR rule modules share: parameter checks and the ``p <= level`` test.
+"""What the online rule modules share: parameter checks and the ``p <= level`` test.
 
 Decisions use ``p <= level`` (onlineFDR's convention), evaluated as ``log p <= log level``
 so that p-values far below the smallest double still compare.
@@ -35,6 +35,17 @@ def check_w0(w0: float, upper: float, strict: bool, bound_name: str) -> float:
         relation = "less than" if strict else "at most"
         raise ValueError(f"w0 must be {relation} {bound_name} = {upper:g}, got {w0!r}")
     return float(w0)
+
+
+def check_wealth_budget(w0: float) -> None:
+    """Refuse an alpha-wealth above 1, which buys acceptances whatever the data.
+
+    The first test's level is ``w0 / 2`` under alpha-investing: at least 1/2 above 1, and at
+    least 1 (accept whatever the p-value) from ``w0 = 2``.
+    """
+    if w0 > 1:
+        raise ValueError(f"w0 must be a number in (0, 1], got {w0!r}: the initial wealth is an error budget, "
+                         "and a wealth above 1 lets the first tests pass whatever their p-value")
 
 
 def exclusive_cumsum(x: np.ndarray) -> np.ndarray:

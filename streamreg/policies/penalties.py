@@ -19,6 +19,7 @@ import numpy as np
 from scipy import stats
 
 from ..outcomes import TestOutcomes
+from ..validators import INTEGER, NONE, NUMBER
 from .base import Plan, Policy
 
 _NO_RATE = "Streamwise tests are nested fits to one response and are not independent, so "
@@ -41,6 +42,7 @@ class FixedPenalty(Policy):
     """
 
     name = "penalty"
+    OPTION_KINDS = {"penalty": (NUMBER,)}
 
     def __init__(self, penalty: float):
         if not (isinstance(penalty, (int, float, np.floating)) and math.isfinite(penalty) and penalty >= 0):
@@ -93,6 +95,7 @@ class AIC(FixedPenalty):
     """
 
     name = "aic"
+    OPTION_KINDS = {}
 
     def __init__(self) -> None:
         super().__init__(penalty=2.0)
@@ -118,6 +121,7 @@ class BIC(FixedPenalty):
     """
 
     name = "bic"
+    OPTION_KINDS = {}
 
     def __init__(self) -> None:
         super().__init__(penalty=0.0)
@@ -157,6 +161,7 @@ class RIC(FixedPenalty):
     """
 
     name = "ric"
+    OPTION_KINDS = {"m": (INTEGER, NONE)}
 
     def __init__(self, m: int | None = None):
         if m is not None:

@@ -1,11 +1,16 @@
-"""Map ``method=`` strings to policy classes, so new rules need no change in the driver."""
+"""Map ``method=`` strings to policy classes, so new rules need no change in the driver.
+
+The table is read through :func:`get_policy`, :func:`policy_factory` and :func:`policy_names`
+and changed through :func:`register_policy` and :func:`unregister_policy` only.
+"""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .base import Policy
-from .investing import AlphaInvesting, InformationInvesting
 from .foster_stine import FosterStine
+from .investing import AlphaInvesting, InformationInvesting
 from .online_fdr import ADDIS, LOND, SAFFRON, AlphaInvestingFDR, AlphaSpending, LORDPlusPlus
 from .penalties import AIC, BIC, RIC
 
@@ -43,13 +48,60 @@ def register_policy(name: str, factory: Callable[..., Policy]) -> None:
     >>> X = rng.normal(size=(80, 20)); y = X[:, 3] + 0.5 * rng.normal(size=80)
     >>> sr.select(y, X, method="cautious").policy_description
     'alpha-investing(w0=0.01, alpha_delta=0.01)'
-    >>> from streamreg.policies.registry import _REGISTRY
-    >>> del _REGISTRY["cautious"]  # leave the registry as shipped
+    >>> unregister_policy("cautious")  # leave the registry as shipped
     """
     _REGISTRY[name.lower()] = factory
 
 
-def get_policy(method: "str | Policy", **options: Any) -> Policy:
+def unregister_policy(name: str) -> None:
+    """Forget a name given to :func:`register_policy` (KeyError if it is not registered).
+
+    Examples
+    --------
+    >>> from streamreg.policies import AlphaInvesting, policy_names, register_policy, unregister_policy
+    >>> register_policy("cautious", AlphaInvesting)
+    >>> unregister_policy("cautious")
+    >>> "cautious" in policy_names()
+    False
+    """
+    try:
+        del _REGISTRY[name.lower()]
+    except KeyError:
+        raise KeyError(f"no policy registered as {name!r}") from None
+
+
+def policy_factory(name: str) -> Callable[..., Policy] | None:
+    """The constructor (or factory) registered as ``name``, or None.
+
+    Examples
+    --------
+    >>> from streamreg.policies import policy_factory
+    >>> policy_factory("LORD++").__name__, policy_factory("no-such-rule")
+    ('LORDPlusPlus', None)
+    """
+    return _REGISTRY.get(name.lower())
+
+
+def policy_names(*, aliases: bool = True) -> list[str]:
+    """The registered names, hyphenated and sorted; ``aliases=False``: one per factory (its longest name).
+
+    Examples
+    --------
+    >>> from streamreg.policies import policy_names
+    >>> "alpha-investing" in policy_names(), "lord" in policy_names(), "lord" in policy_names(aliases=False)
+    (True, True, False)
+    """
+    if aliases:
+        return sorted({k.replace("_", "-") for k in _REGISTRY})
+    by_factory: dict[int, str] = {}
+    for key, factory in _REGISTRY.items():
+        name = key.replace("_", "-")
+        if len(name) > len(by_factory.get(id(factory), "")):
+            by_factory[id(factory)] = name
+    return sorted(by_factory.values())
+
+
+def get_policy(method: str | Policy, **options: Any) -> Policy:
     """Return a fresh policy for ``method`` (a registered name or a Policy instance).
 
     Examples
@@ -71,6 +123,6 @@ def get_policy(method: "str | Policy", **options: Any) -> Policy:
     try:
         factory = _REGISTRY[method.lower()]
     except KeyError:
-        known = ", ".join(sorted({k.replace("_", "-") for k in _REGISTRY}))
+        known = ", ".join(policy_names())
         raise ValueError(f"unknown method {method!r}; known methods: {known}") from None
     return factory(**options)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..outcomes import TestOutcomes
+from ..validators import FLAG, INTEGER, NONE, NUMBER, NUMBERS
 from .base import Plan, Policy
 from .online_common import HEURISTIC, check_alpha, screened_accept
 from .sequences import LORD_SEQUENCE, ArraySequence, user_sequence
@@ -41,6 +42,7 @@ class LOND(Policy):
     """
 
     name = "lond"
+    OPTION_KINDS = {"alpha": (NUMBER,), "original": (FLAG,), "betai": (NUMBERS, NONE)}
 
     def __init__(self, alpha: float = 0.05, original: bool = True, betai: Sequence[float] | None = None):
         self.alpha = check_alpha(alpha)
@@ -114,6 +116,7 @@ class AlphaSpending(Policy):
     """
 
     name = "alpha-spending"
+    OPTION_KINDS = {"alpha": (NUMBER,), "gammai": (NUMBERS, NONE), "horizon": (INTEGER, NONE)}
 
     def __init__(self, alpha: float = 0.05, gammai: Sequence[float] | np.ndarray | None = None,
                  horizon: int | None = None):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import html
+
 from statsmodels.iolib.summary import summary_return
 from statsmodels.iolib.summary2 import Summary as Summary2, _simple_tables
 from statsmodels.iolib.table import SimpleTable

@@ -27,10 +27,10 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
+from ..config import weight_array as _weight_array
 from ..formula.dask_frame import is_dask_frame
 from ..formula.names import rhs_variables, text_labels
 from ..validators import _is_real
-from ..weight_options import _weight_array
 
 if TYPE_CHECKING:
     from ..models.base import ObservationWeights

@@ -6,7 +6,8 @@ Each error says what was wrong *and* what to do about it.
 """
 from __future__ import annotations
 
-from typing import Any, Literal, Sequence, TypeAlias, cast, overload
+from collections.abc import Sequence
+from typing import Any, Literal, TypeAlias, cast, overload
 
 import numpy as np
 import pandas as pd
@@ -105,10 +106,7 @@ def as_matrix(
 
 def as_response(y: Any, n_rows: int) -> np.ndarray:
     """Return ``y`` as a 1-D array after checking its length and missing values."""
-    if isinstance(y, (pd.Series, pd.DataFrame)):
-        arr = y.to_numpy()
-    else:
-        arr = np.asarray(y)
+    arr = y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else np.asarray(y)
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.ravel()
     if arr.ndim != 1:

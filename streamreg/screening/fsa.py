@@ -6,8 +6,9 @@ thresholding that keeps the ``M_e`` largest ``|beta_j|``; ``M_e`` decreases from
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd

@@ -6,7 +6,8 @@ value always means a more relevant feature.  ``rank`` and ``top`` turn it into r
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd

@@ -225,7 +225,7 @@ class QuantileSketch:
         """Tuples currently stored in the levels (memory use)."""
         return sum(0 if t is None else t.feat.shape[0] for t in self.levels)
 
-    def merge(self, other: "QuantileSketch") -> "QuantileSketch":
+    def merge(self, other: QuantileSketch) -> QuantileSketch:
         """A sketch of the union of two streams (no fading; same ``p``).
 
         The result holds both sketches' collapsed summaries; its error is the sum of the

@@ -58,11 +58,11 @@ class TupleList:
     def n_classes(self) -> int:
         return self.w.shape[1]
 
-    def scale(self, factor: float) -> "TupleList":
+    def scale(self, factor: float) -> TupleList:
         """Multiply every mass (and the error bound) by ``factor`` (fading)."""
         return TupleList(self.feat, self.v, self.w * factor, self.err * factor)
 
-    def pad_classes(self, n_classes: int) -> "TupleList":
+    def pad_classes(self, n_classes: int) -> TupleList:
         """Add zero-weight columns for classes seen after this list was built."""
         extra = n_classes - self.w.shape[1]
         if extra <= 0:

@@ -59,8 +59,8 @@ def knockoff_plus_threshold(w: np.ndarray, fdr: float) -> float:
 
     Examples
     --------
-    >>> knockoff_plus_threshold(np.array([5., 4, 3, 2, 1, -0.5]), 0.5)
-    1.0
+    >>> knockoff_plus_threshold(np.array([5., 4, 3, 2, 1, -0.5]), 0.5)  # (1 + 1) / 5 <= 0.5 at t = 0.5
+    0.5
     """
     w = np.asarray(w, dtype=float)
     cand = np.unique(np.abs(w[w != 0]))

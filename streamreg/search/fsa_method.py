@@ -13,14 +13,15 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
 from ..models.families import spec_of
 from ..models.protocol import ComparableState
-from ..options import SearchOptions
 from ..screening.fsa import fsa
 from ..streams.base import AcceptedTerm, Stream
-from ..validators import check_integer
+from ..validators import INTEGER, NUMBER, check_integer
 from .history import HistoryRecorder, Status
 from .method import OwnLoop
+from .options import SearchOptions
 from .result import SELECTED_COLUMNS, SearchResult, check_streams, per_stream_table
 from .stepwise import collect_blocks
 
@@ -58,6 +59,9 @@ class FSA(OwnLoop):
     """
 
     name = "fsa"
+    takes_weights = False  # its penalised fit takes no offset or weights
+    OPTION_KINDS = {"k": (INTEGER,), "mu": (NUMBER,), "n_iter": (INTEGER,), "ridge": (NUMBER,),
+                    "max_candidates": (INTEGER,)}
 
     def __init__(self, k: int, *, mu: float = 100.0, n_iter: int = 500, ridge: float = 1e-3,
                  max_candidates: int = 1_000_000) -> None:

@@ -30,8 +30,9 @@ from ..models.base import (
     SEPARATION,
     SKIP_REASONS,
 )
-from ..options import HISTORY_MODES, check_choice
 from ..outcomes import reported_statistic
+from ..validators import check_choice
+from .options import HISTORY_MODES
 
 
 class Status(IntEnum):

@@ -2,23 +2,27 @@
 
 :func:`~streamreg.search.methods.resolve_method` turns ``method=`` into a
 :class:`SearchMethod`; the entry points then call its :meth:`~SearchMethod.run` with the
-model state, the streams and the validated :class:`~streamreg.options.SearchOptions`, and
-report its :attr:`~SearchMethod.rule`.  The streamwise driver under a wealth rule
+model state, the streams and the validated :class:`~streamreg.search.options.SearchOptions`,
+and report its :attr:`~SearchMethod.rule`.  The streamwise driver under a wealth rule
 (:class:`~streamreg.search.streamwise.Streamwise`) is one implementation; stepwise,
 grafting and BP-SFS, which bring their own loop, are the others.
+
+What the option layer must know of a method before any data is read, it asks the method's
+:func:`capabilities`, never its class.
 """
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..models.protocol import ComparableState
-from ..options import SearchOptions
 from ..policies.base import SelectionRule
 from ..streams.base import Stream
+from .options import SearchOptions
 from .result import SearchResult
 
 
@@ -26,7 +30,10 @@ from .result import SearchResult
 class SearchMethod(Protocol):
     """A way of selecting terms from candidate streams.
 
-    A class attribute serves for each read-only property.
+    A class attribute serves for each read-only property.  Three capabilities are optional
+    class attributes (see :class:`Capabilities`): ``takes_weights`` and ``tests_candidates``
+    (a method without them is taken to do what the streamwise driver does) and
+    ``takes_decoys`` (False unless declared).
     """
 
     @property
@@ -87,16 +94,68 @@ class SearchMethod(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Capabilities:
+    """What a search method can do, as the option checks ask it before any data is read.
+
+    Attributes
+    ----------
+    history_modes : tuple of str
+        The values of ``history=`` it honours.
+    multipass : bool
+        Whether ``passes=`` applies.
+    takes_weights : bool
+        Whether its fits take ``offset=``, ``exposure=`` and the weights (the penalised
+        searches fit their own models, which do not).
+    tests_candidates : bool
+        Whether it decides by a test of each candidate, so that ``cov_type=`` concerns the
+        candidate tests too (stepwise and the penalised searches decide by criteria and
+        penalties: there ``cov_type`` concerns the refit only).
+    takes_decoys : bool
+        Whether it shadows the candidates with decoys (``decoys=``; the streamwise search).
+    """
+
+    history_modes: tuple[str, ...]
+    multipass: bool
+    takes_weights: bool
+    tests_candidates: bool
+    takes_decoys: bool
+
+
+def capabilities(method: SearchMethod) -> Capabilities:
+    """The capabilities ``method`` declares (defaults: those of the streamwise driver).
+
+    Examples
+    --------
+    >>> from streamreg.search import resolve_method
+    >>> capabilities(resolve_method("grafting"))
+    Capabilities(history_modes=('full',), multipass=False, takes_weights=False, tests_candidates=False, takes_decoys=False)
+    >>> capabilities(resolve_method("lord++")).takes_decoys
+    True
+    """
+    return Capabilities(history_modes=tuple(method.history_modes), multipass=bool(method.multipass),
+                        takes_weights=bool(getattr(method, "takes_weights", True)),
+                        tests_candidates=bool(getattr(method, "tests_candidates", True)),
+                        takes_decoys=bool(getattr(method, "takes_decoys", False)))
+
+
 class OwnLoop(ABC):
     """Shared answers of the methods that bring their own loop (stepwise, grafting, BP-SFS).
 
     They are their own reported rule, keep a full history of their own, take no extra
-    passes and control no error rate that a false-selection estimate could describe.
+    passes, decide by criteria or penalties rather than by a test of each candidate, and
+    control no error rate that a false-selection estimate could describe.  Each declares
+    the kinds of its options in ``OPTION_KINDS`` (:mod:`streamreg.validators`); its
+    constructor checks their values.
     """
 
     name = "search"
     history_modes: tuple[str, ...] = ("full",)
     multipass = False
+    takes_weights = True
+    tests_candidates = False
+    takes_decoys = False
+    OPTION_KINDS: ClassVar[Mapping[str, tuple[str, ...]]] = {}
 
     @property
     def rule(self) -> SelectionRule:

@@ -22,28 +22,77 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..policies import Policy, get_policy
-from ..policies.registry import _REGISTRY
+from ..policies import Policy, get_policy, policy_factory, policy_names
 from .fsa_method import FSA
 from .method import SearchMethod
 from .penalised import BPSFS, Grafting
 from .stepwise import Stepwise
 from .streamwise import Streamwise
 
-_METHODS: dict[str, Callable[..., SearchMethod]] = {
-    "stepwise": Stepwise,
-    "stepwise-aic": lambda **kw: Stepwise("aic", **kw),
-    "stepwise-bic": lambda **kw: Stepwise("bic", **kw),
-    "stepwise-ric": lambda **kw: Stepwise("ric", **kw),
-    "grafting": Grafting,
-    "bp-sfs": BPSFS,
-    "bpsfs": BPSFS,
-    "fsa": FSA,
+#: the methods with their own loop: name -> (constructor, the options the name fixes)
+_OWN_LOOP: dict[str, tuple[Callable[..., SearchMethod], tuple[str, ...]]] = {
+    "stepwise": (Stepwise, ()),
+    "stepwise-aic": (Stepwise, ("penalty",)),
+    "stepwise-bic": (Stepwise, ("penalty",)),
+    "stepwise-ric": (Stepwise, ("penalty",)),
+    "grafting": (Grafting, ()),
+    "bp-sfs": (BPSFS, ()),
+    "bpsfs": (BPSFS, ()),
+    "fsa": (FSA, ()),
 }
+#: the fixed options of the names that fix some
+_FIXED: dict[str, dict[str, Any]] = {"stepwise-aic": {"penalty": "aic"}, "stepwise-bic": {"penalty": "bic"},
+                                     "stepwise-ric": {"penalty": "ric"}}
 
 
-def _key(name: str) -> str:
+def _own_loop_key(name: str) -> str:
     return name.lower().replace("_", "-")
+
+
+def method_names(*, aliases: bool = True) -> list[str]:
+    """Every name ``method=`` accepts: the registered policies and the methods of the table above.
+
+    Hyphenated (underscores are accepted too) and sorted; ``aliases=False`` gives one name per
+    constructor and fixed penalty (the longest of its aliases: ``lord++``, ``bp-sfs``), as the
+    command line lists them.
+
+    Examples
+    --------
+    >>> names = method_names()
+    >>> "alpha-investing" in names and "stepwise-bic" in names and "bpsfs" in names
+    True
+    >>> "bpsfs" in method_names(aliases=False)
+    False
+    """
+    own = set(_OWN_LOOP)
+    if not aliases:
+        longest: dict[tuple[Any, ...], str] = {}  # (constructor, fixed options) -> its longest name
+        for name, (factory, _) in _OWN_LOOP.items():
+            target = (factory, tuple(_FIXED.get(name, {}).items()))
+            if len(name) > len(longest.get(target, "")):
+                longest[target] = name
+        own = set(longest.values())
+    return sorted(set(policy_names(aliases=aliases)) | own)
+
+
+def method_factory(name: str) -> tuple[Callable[..., Any], tuple[str, ...]] | None:
+    """The constructor behind ``method=name`` and the options the name fixes, or None if unknown.
+
+    The constructor's keyword parameters, less the fixed ones, are the options the method
+    takes; its ``OPTION_KINDS`` (if it declares them) say their kinds.
+
+    Examples
+    --------
+    >>> method_factory("stepwise-bic")
+    (<class 'streamreg.search.stepwise.Stepwise'>, ('penalty',))
+    >>> method_factory("LORD++")[0].__name__, method_factory("magic")
+    ('LORDPlusPlus', None)
+    """
+    key = _own_loop_key(name)
+    if key in _OWN_LOOP:
+        return _OWN_LOOP[key]
+    factory = policy_factory(name)
+    return None if factory is None else (factory, ())
 
 
 def resolve_method(method: str | Policy | SearchMethod, **options: Any) -> SearchMethod:
@@ -64,15 +113,17 @@ def resolve_method(method: str | Policy | SearchMethod, **options: Any) -> Searc
         if options:
             raise TypeError("options cannot be combined with a method instance; set them on the instance")
         return method.spawn()
-    if isinstance(method, str) and _key(method) in _METHODS:
-        return _METHODS[_key(method)](**options)
+    if isinstance(method, str) and _own_loop_key(method) in _OWN_LOOP:
+        key = _own_loop_key(method)
+        factory: Callable[..., SearchMethod] = _OWN_LOOP[key][0]
+        return factory(**_FIXED.get(key, {}), **options)
     try:
         return Streamwise(get_policy(method, **options))
     except ValueError as exc:
         if isinstance(method, str) and str(exc).startswith("unknown method"):
-            known = sorted({k.replace("_", "-") for k in _REGISTRY} | set(_METHODS))
-            raise ValueError(f"unknown method {method!r}; known methods: {', '.join(known)}") from None
+            raise ValueError(f"unknown method {method!r}; known methods: {', '.join(method_names())}") from None
         raise
 
 
-__all__ = ["BPSFS", "FSA", "Grafting", "SearchMethod", "Stepwise", "Streamwise", "resolve_method"]
+__all__ = ["BPSFS", "FSA", "Grafting", "SearchMethod", "Stepwise", "Streamwise", "method_factory", "method_names",
+           "resolve_method"]

@@ -38,13 +38,14 @@ from scipy import stats
 from ..models.base import COLLINEAR, NO_DF, TESTED
 from ..models.families import spec_of
 from ..models.protocol import ComparableState
-from ..options import SearchOptions, check_choice, check_integer
 from ..outcomes import TestOutcomes
 from ..policies.penalties import AIC, BIC, RIC, FixedPenalty
 from ..progress import SearchProgress
 from ..streams.base import AcceptedTerm, Stream, TermBlock
+from ..validators import INTEGER, NONE, TEXT, check_choice, check_integer
 from .history import HistoryRecorder, Status
 from .method import OwnLoop
+from .options import SearchOptions
 from .result import SELECTED_COLUMNS, SearchResult, check_streams, per_stream_table
 
 DIRECTIONS = ("forward", "both")
@@ -133,6 +134,9 @@ class Stepwise(OwnLoop):
     """
 
     name = "stepwise"
+    # penalty: a name, a number or a FixedPenalty (any kind: make_penalty decides)
+    OPTION_KINDS = {"penalty": (), "direction": (TEXT,), "m": (INTEGER, NONE), "exact_top": (INTEGER, NONE),
+                    "max_steps": (INTEGER, NONE), "max_candidates": (INTEGER,)}
 
     def __init__(self, penalty: str | float | FixedPenalty = "aic", *, direction: str = "forward", m: int | None = None,
                  exact_top: int | None = 10, max_steps: int | None = None, max_candidates: int = 1_000_000) -> None:

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 
 from ..models.protocol import ModelState
-from ..options import HISTORY_MODES, SearchOptions
 from ..policies.base import Policy
 from ..progress import SearchProgress
 from ..streams.base import Stream
 from ..streams.passes import arrange_streams
+from .options import HISTORY_MODES, SearchOptions
 from .result import SearchResult
 from .streamwise_run import EXHAUSTED_SHARE, SEPARATION_STOP, StreamwiseRun
 
@@ -122,7 +122,7 @@ def streamwise_search(
         grow with the number of tests on long or infinite streams.  The selected table,
         the per-stream counts and the decisions are the same either way.
 
-    The options are validated by :class:`~streamreg.options.SearchOptions`.
+    The options are validated by :class:`~streamreg.search.options.SearchOptions`.
     """
     options = SearchOptions(block_size=block_size, max_tests=max_tests, max_selected=max_selected,
                             time_budget=time_budget, verbose=verbose, history=history)

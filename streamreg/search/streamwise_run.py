@@ -19,13 +19,13 @@ import pandas as pd
 
 from ..models.base import SEPARATION, TESTED
 from ..models.protocol import ModelState
-from ..options import SearchOptions
 from ..outcomes import TestOutcomes, reported_statistic
 from ..policies.base import Plan, Policy
 from ..progress import SearchProgress
 from ..streams.base import AcceptedTerm, Stream, TermBlock
 from .decoy_tracker import DecoyTracker
 from .history import HistoryRecorder, Status
+from .options import SearchOptions
 from .result import SELECTED_COLUMNS, SearchResult, check_streams, stream_counts_table
 from .run_records import check_finite, record_run, record_skipped
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-from itertools import islice
 from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
+from itertools import islice
 from operator import attrgetter, itemgetter
 from typing import Any
 

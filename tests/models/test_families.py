@@ -5,9 +5,8 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from streamreg.models import families as fm
-from streamreg.models import is_ols, resolve_family
-from streamreg.options import check_test
+from streamreg.config import check_test
+from streamreg.models import families as fm, is_ols, resolve_family
 
 # name, spec, tests, default test, fixed dispersion, R's name, statsmodels class
 TABLE = [

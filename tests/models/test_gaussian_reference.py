@@ -3,11 +3,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from naive import naive_alpha_investing
 
 import streamreg as sr
 from streamreg.models.base import CandidateBlock
 from streamreg.models.gaussian import GaussianState
-from naive import naive_alpha_investing
 
 
 def _problem(seed):

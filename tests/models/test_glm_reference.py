@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 import statsmodels.api as sm
+from naive import naive_alpha_investing, score_test
 from scipy import stats
 
 import streamreg as sr
 from streamreg.models.base import CandidateBlock
 from streamreg.models.glm import GLMState
-from naive import naive_alpha_investing, score_test
 
 FAMILIES = {
     "binomial": (sm.families.Binomial(), lambda rng, eta: rng.binomial(1, 1 / (1 + np.exp(-eta)))),

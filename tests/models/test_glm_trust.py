@@ -23,7 +23,7 @@ def wdbc():
     return sr.datasets.load("wdbc").data
 
 
-def _score_statistic(y, x, c, family=sm.families.Binomial()):
+def _score_statistic(y, x, c, family=sm.families.Binomial()):  # noqa: B008 -- only read
     """Rao statistic of extra columns c at a cold-started statsmodels fit of y on x (canonical link)."""
     res = sm.GLM(y, x, family=family).fit(tol=1e-12, maxiter=500)
     mu = np.asarray(res.fittedvalues)

@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from naive import naive_information_investing
 
 import streamreg as sr
-from naive import naive_information_investing
 
 MTCARS = Path(__file__).parents[1] / "reference" / "data" / "mtcars_full.csv"  # R's mtcars (mtcars_full.R)
 

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from naive import is_collinear, lord_gamma, naive_foster_stine, naive_online
 
 import streamreg as sr
-from naive import is_collinear, lord_gamma, naive_foster_stine, naive_online
 
 
 def make_data(seed: int, n: int = 120, m: int = 40) -> pd.DataFrame:

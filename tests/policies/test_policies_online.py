@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 
+import naive
 import numpy as np
 import pytest
+from naive import naive_foster_stine, naive_online
 from scipy import stats
 
-import naive
-from naive import naive_foster_stine, naive_online
 from streamreg.outcomes import TestOutcomes
 from streamreg.policies import (
     ADDIS,

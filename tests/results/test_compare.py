@@ -218,7 +218,7 @@ def test_to_frame_layout(fits):
     assert frame.index.names == ["part", "term", "statistic"]
     assert list(dict.fromkeys(frame.index.get_level_values("part"))) == ["coefficients", "selection", "statistics"]
     assert frame.loc[("selection", "Method", ""), "bic"] == "bic"
-    assert (frame.map(type) == str).all().all()
+    assert (frame.map(type) == str).all().all()  # noqa: E721 -- elementwise
 
 
 def test_latex_compiles_with_awkward_names(fits, tmp_path):

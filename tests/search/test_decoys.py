@@ -25,10 +25,7 @@ def _problem(seed: int, n: int = 150, m: int = 120, family: str = "gaussian"):
     rng = np.random.default_rng(seed)
     x = rng.normal(size=(n, m))
     eta = 0.8 * x[:, 5] - 0.7 * x[:, m // 3] + 0.6 * x[:, 2 * m // 3]  # x5, x40, x80 at m = 120
-    if family == "binomial":
-        y = rng.binomial(1, 1 / (1 + np.exp(-eta))).astype(float)
-    else:
-        y = eta + rng.normal(size=n)
+    y = rng.binomial(1, 1 / (1 + np.exp(-eta))).astype(float) if family == "binomial" else eta + rng.normal(size=n)
     return x, y
 
 

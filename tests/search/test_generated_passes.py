@@ -3,15 +3,15 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from naive import is_collinear
+from test_search import FixedPModel
 
 import streamreg as sr
-from naive import is_collinear
 from streamreg.policies import AlphaInvesting
 from streamreg.search import streamwise_search
 from streamreg.streams.arrays import MatrixStream
 from streamreg.streams.interactions import InteractionPool, SelectedProducts
 from streamreg.streams.passes import ConcatStream, PassesStream, smallest_first
-from test_search import FixedPModel
 
 
 def _ids_pool(ids, kinds=(1, 2)):

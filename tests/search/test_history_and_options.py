@@ -9,19 +9,19 @@ import pandas as pd
 import pytest
 
 import streamreg as sr
+from streamreg.config import check_options
 from streamreg.models import GaussianState
-from streamreg.options import SearchOptions, check_options
 from streamreg.policies import AlphaInvesting
-from streamreg.policies.registry import _REGISTRY
 from streamreg.search import (
     BPSFS,
     Grafting,
+    SearchOptions,
     Stepwise,
+    method_names,
     resolve_method,
     streamwise_search,
 )
 from streamreg.search.history import COLUMNS, LABELS, HistoryRecorder, Status
-from streamreg.search.methods import _METHODS
 from streamreg.streams.arrays import MatrixStream
 
 
@@ -33,7 +33,7 @@ def _data(seed=0, n=80, p=20):
 
 
 #: every name ``method=`` knows, policies and methods with their own loop
-ALL_METHODS = sorted({k.replace("_", "-") for k in _REGISTRY} | set(_METHODS))
+ALL_METHODS = method_names()
 
 
 # ------------------------------------------------------------------------------- options

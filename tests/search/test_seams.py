@@ -11,13 +11,13 @@ import statsmodels.api as sm
 import streamreg as sr
 from streamreg.models import ComparableState, GaussianState, GLMState, make_state
 from streamreg.models.base import CandidateBlock
-from streamreg.options import SearchOptions
 from streamreg.outcomes import TestOutcomes
 from streamreg.policies import AlphaInvesting, Plan, Policy
 from streamreg.search import (
     BPSFS,
     Grafting,
     SearchMethod,
+    SearchOptions,
     Stepwise,
     Streamwise,
     resolve_method,

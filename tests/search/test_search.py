@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from naive import naive_multistream
 
 import streamreg as sr
 from streamreg.models.distributions import log_sf
@@ -13,7 +14,6 @@ from streamreg.outcomes import TestOutcomes
 from streamreg.policies import AlphaInvesting, InformationInvesting
 from streamreg.search import streamwise_search
 from streamreg.streams.arrays import MatrixStream
-from naive import naive_multistream
 
 
 class FixedPModel:

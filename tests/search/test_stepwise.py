@@ -222,3 +222,17 @@ def test_stepwise_says_when_it_stops_for_lack_of_residual_df():
     assert len(fit.selected_terms) == 10
     assert fit.search.stopped_by == "no residual degrees of freedom left for another term"
     assert sr.select(y, x, method="stepwise-bic", max_steps=1).search.stopped_by == "max_steps"
+
+
+# -- the stepwise penalty is R's k, not an F statistic -----------------------------------
+
+def test_stepwise_labels_the_penalty_k():
+    d = sr.datasets.load("cleve").data
+    fit = sr.streamreg("diagnosis ~ stream(age, chol, thalach, oldpeak, trestbps)", d, family="binomial",
+                       method="stepwise-bic")
+    k = f"{math.log(len(d)):.4g}"
+    assert fit.policy_description == f"stepwise bic() k = {k}, direction='forward'"
+    assert fit.guarantee().startswith(f"Stepwise selection with a fixed penalty of k = {k} per degree of freedom")
+    assert fit.test_description.startswith("penalised likelihood, 2 delta loglik > k d;")
+    text = str(fit.summary())
+    assert "F=" not in text and "F = " not in text

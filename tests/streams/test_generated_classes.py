@@ -65,7 +65,7 @@ def test_clusters_match_scipy_kmeans_and_are_streams():
     x = df[cols].to_numpy()
     z = (x - x.mean(0)) / x.std(0)
     _, lab = kmeans2(z.T, 4, minit="++", seed=np.random.default_rng(3))
-    ref = {frozenset(c for c, l in zip(cols, lab) if l == g) for g in set(lab)}
+    ref = {frozenset(c for c, l in zip(cols, lab) if l == g) for g in set(lab)}  # noqa: E741 -- l, a label
     got = {frozenset(s.term_names) for s in d.streams}
     assert got == ref
     assert [s.name for s in d.streams] == [f"clusters(x*, k=4, seed=3)[{i + 1}]" for i in range(len(ref))]

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import streamreg as sr
-from streamreg.options import SearchOptions
+from streamreg.search import SearchOptions
 from streamreg.streams.arrays import MatrixStream
 from streamreg.streams.passes import PassesStream, arrange_streams
 

@@ -1,5 +1,6 @@
 """The registry of stream classes: the parser and the option checks derive from it."""
 import ast
+import contextlib
 import pathlib
 
 import numpy as np
@@ -43,10 +44,8 @@ def powers(request: ClassRequest) -> list:
 def registered():
     """Register ``powers``; removed again whatever the test does."""
     yield register_stream_class("powers", powers, options={"power"}, summary="x**power of each column")
-    try:
+    with contextlib.suppress(KeyError):
         unregister_stream_class("powers")
-    except KeyError:
-        pass
 
 
 def _data(n=300, seed=0):

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...options import check_choice, check_integer, check_number
+from ...validators import check_choice, check_integer, check_number
 
 if TYPE_CHECKING:
     from ...models.base import CandidateBlock

@@ -51,8 +51,9 @@ import numpy as np
 from scipy import stats
 
 from ...models.protocol import ModelState
-from ...options import SearchOptions, check_integer, check_number
 from ...streams.base import Stream
+from ...validators import FLAG, INTEGER, NONE, NUMBER, check_integer, check_number
+from ..options import SearchOptions
 from ..result import check_streams
 from .engine import L1Model, _eta_derivatives
 from .grafting import PenalisedSearchResult, _OnlineL1Method, loss_for_family
@@ -252,6 +253,9 @@ class BPSFS(_OnlineL1Method):
     """
 
     name = "bp-sfs"
+    OPTION_KINDS = {"c": (NUMBER, NONE), "level": (NUMBER,), "lambda0": (NUMBER,), "update_lambda": (FLAG,),
+                    "max_reentries": (INTEGER, NONE),
+                    **_OnlineL1Method.COMMON_KINDS}
 
     def __init__(self, c: float | None = None, *, level: float = 0.01, lambda0: float = 0.0, update_lambda: bool = True, basis: str = "linear",
                  k_max: int = 10, rbf_width: float = 0.3, standardize: bool = True,

@@ -24,7 +24,7 @@ import numpy as np
 from scipy import optimize
 from scipy.special import expit
 
-from ...options import check_choice
+from ...validators import check_choice
 
 LOSSES = ("squared", "logistic")
 #: relative KKT slack: a zero weight with |grad| <= lam (1 + KKT_SLACK) stays at zero

@@ -28,10 +28,11 @@ from ...models import spec_of
 from ...models.base import CandidateBlock, equilibrate
 from ...models.protocol import ModelState
 from ...models.separation import is_separated
-from ...options import SearchOptions, check_integer, check_number
 from ...streams.base import AcceptedTerm, Stream, TermBlock
+from ...validators import FLAG, INTEGER, NONE, NUMBER, TEXT, check_integer, check_number
 from ..history import HistoryRecorder, Status
 from ..method import OwnLoop
+from ..options import SearchOptions
 from ..result import SELECTED_COLUMNS, SearchResult, check_streams, per_stream_table
 from ..stepwise import collect_blocks
 from .basis import ColumnSpec, Expander
@@ -104,6 +105,10 @@ class _OnlineL1Method(OwnLoop):
     """Parameters and result building shared by :class:`Grafting` and :class:`BPSFS`."""
 
     name = "online-l1"
+    takes_weights = False  # their penalised fits take no offset or weights
+    #: the kinds of the options both take (checked by ``_init_common``)
+    COMMON_KINDS = {"basis": (TEXT,), "k_max": (INTEGER,), "rbf_width": (NUMBER,), "standardize": (FLAG,),
+                    "max_rejections": (INTEGER, NONE), "max_candidates": (INTEGER,)}
 
     def _init_common(self, basis: str, k_max: int, rbf_width: float, standardize: bool, max_rejections: int | None,
                      max_candidates: int) -> None:
@@ -184,6 +189,8 @@ class Grafting(_OnlineL1Method):
     """
 
     name = "grafting"
+    OPTION_KINDS = {"lam": (NUMBER, NONE), "cv": (INTEGER,), "n_lambdas": (INTEGER,), "lambda_ratio": (NUMBER,),
+                    "retest": (FLAG,), "random_state": (INTEGER,), **_OnlineL1Method.COMMON_KINDS}
 
     def __init__(self, lam: float | None = None, *, cv: int = 5, n_lambdas: int = 20, lambda_ratio: float = 0.01,
                  basis: str = "linear", k_max: int = 10, rbf_width: float = 0.3, standardize: bool = True,

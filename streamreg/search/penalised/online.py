@@ -295,7 +295,7 @@ class OnlineL1Search:
         self._pass = block.pass_no
         # terms decided without a test are recorded in stream order, interleaved with the
         # tested ones: before recording term j, flush the pre-decided terms ahead of it
-        predecided = list(np.flatnonzero(status != None))[::-1]
+        predecided = list(np.flatnonzero(status != None))[::-1]  # noqa: E711 -- elementwise, on an object array
 
         def flush(upto: int) -> None:
             while predecided and predecided[-1] < upto:

@@ -6,19 +6,17 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import pandas as pd
 import statsmodels.api as sm
 
-from .models.base import ObservationWeights
-from .validators import _got, _is_real, as_numbers
+from ..models.base import ObservationWeights
+from ..validators import _got, _is_real, as_numbers
 
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from .search.method import SearchMethod
-
+#: the offset and weight options (statsmodels' ``GLM`` keywords), in the order they are reported
+WEIGHT_OPTIONS = ObservationWeights.FIELDS
 
 _WEIGHT_MEANING = {
     "offset": "added to the linear predictor",
@@ -28,12 +26,13 @@ _WEIGHT_MEANING = {
 }
 
 
-def _weight_array(name: str, value: Any, where: str = "") -> np.ndarray:
+def weight_array(name: str, value: Any, where: str = "") -> np.ndarray:
     """A weight or offset option as a one-dimensional float array, its values checked.
 
     NaN and infinite values are refused (drop or fill those rows first), and so are an
     ``exposure`` that is not positive, negative ``freq_weights`` (zero drops a row) and
     ``var_weights`` that are not positive.  ``where`` names a data column in the messages.
+    The same check serves the options and the weights given to ``predict`` on new data.
     """
     label = f"{name}{where}"
     try:
@@ -101,7 +100,7 @@ def check_weight_options(options: Mapping[str, Any], family: Any, *, entry: str 
     ValueError: exposure must be positive (log(exposure) is added to the linear predictor); got 0 at position 1
     """
     out: dict[str, Any] = {}
-    for name in ObservationWeights.FIELDS:
+    for name in WEIGHT_OPTIONS:
         value = options.get(name)
         if value is None:
             continue
@@ -114,7 +113,7 @@ def check_weight_options(options: Mapping[str, Any], family: Any, *, entry: str 
         if isinstance(value, (bytes, Mapping)) or not np.iterable(value) or _is_real(value):
             raise TypeError(f"{name} must be {'a column name of the data or ' if entry == 'streamreg' else ''}"
                             f"an array with one value per observation, got {_got(value)}")
-        out[name] = _weight_array(name, value)
+        out[name] = weight_array(name, value)
     if "offset" in out and "exposure" in out:
         raise ValueError("pass offset= or exposure=, not both: exposure enters as log(exposure) added to the "
                          "linear predictor, so add np.log(exposure) to the offset instead")
@@ -162,7 +161,7 @@ def observation_weights(specs: Mapping[str, Any] | None, n: int, frame: pd.DataF
         if isinstance(spec, str):
             check_weight_column(name, spec, frame)
             assert frame is not None  # refused above otherwise
-            values[name] = _weight_array(name, frame[spec], where=f" (column {spec!r})")
+            values[name] = weight_array(name, frame[spec], where=f" (column {spec!r})")
             names[name] = spec
         else:
             if len(spec) != n:
@@ -178,14 +177,3 @@ def check_weight_column(name: str, column: str, data: pd.DataFrame | None) -> No
         close = difflib.get_close_matches(column, columns, n=1, cutoff=0.75)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(f"{name}={column!r} is not a column of the data{hint}")
-
-
-def _check_weights_fit_method(searcher: SearchMethod, method: object, weights: Mapping[str, Any]) -> None:
-    """Grafting, BP-SFS and FSA fit their own penalised models, which take no offset or weights."""
-    from .search.fsa_method import FSA
-    from .search.penalised import BPSFS, Grafting
-
-    if weights and isinstance(searcher, (Grafting, BPSFS, FSA)):
-        name = method if isinstance(method, str) else type(method).__name__
-        raise ValueError(f"{', '.join(n + '=' for n in weights)} cannot be used with method {name!r}: its "
-                         "penalised fits take no offset or weights; use a streamwise policy or stepwise search")

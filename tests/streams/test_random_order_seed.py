@@ -1,4 +1,4 @@
-"""User trial 2: the top-level ``seed=`` (and the CLI's ``--seed``) seeds ``order='random'``
+"""The top-level ``seed=`` (and the CLI's ``--seed``) seeds ``order='random'``
 in formulas, as it does in ``select()``; a stream's own ``seed=`` wins."""
 import numpy as np
 import pandas as pd

@@ -1,4 +1,5 @@
-"""Issue 26 item 6: messages that named the wrong cause now name the real one."""
+"""Messages name the real cause: a response too large for floating point, an unquoted character
+class, a repeated stream, a candidate with NaN."""
 from __future__ import annotations
 
 import warnings

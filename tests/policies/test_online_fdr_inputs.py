@@ -1,4 +1,4 @@
-"""User trial 2: ``online_fdr`` checks its method options as ``streamreg()``/``select()`` do
+"""``online_fdr`` checks its method options as ``streamreg()``/``select()`` do
 (an initial wealth above 1 is refused), and refuses text and boolean p-values."""
 import numpy as np
 import pandas as pd

@@ -1,4 +1,4 @@
-"""User trial 2: a generated class inside ``stream()`` is a clear FormulaError, not patsy's
+"""A generated class inside ``stream()`` is a clear FormulaError, not patsy's
 ``SyntaxError: invalid syntax``."""
 import re
 

@@ -1,4 +1,4 @@
-"""User trial 2: a new row on which a selected transformed term is NaN or infinite is
+"""A new row on which a selected transformed term is NaN or infinite is
 predicted as NaN (like a row with a missing input), with no RuntimeWarning; ``design()``
 names the term and the row."""
 import warnings

@@ -1,4 +1,5 @@
-"""Issue 26: inputs that used to give a silent wrong answer or a misleading message."""
+"""Unusual inputs get the right answer or a clear refusal: generators that reuse one buffer,
+complex values, names that need escaping in HTML, numbers with a stray string."""
 from __future__ import annotations
 
 import math

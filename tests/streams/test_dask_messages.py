@@ -1,5 +1,5 @@
-"""User trial 2: a Dask DataFrame given to ``predict`` is named as such, with the columns to
-compute; a Dask array response is called ``y``, not by its graph key."""
+"""A Dask DataFrame given to ``predict`` is named as such, with the columns to compute; a Dask
+array response is called ``y``, not by its graph key."""
 import numpy as np
 import pandas as pd
 import pytest

@@ -1,46 +1,41 @@
 """``cov_type=`` and ``cov_kwds=`` (statsmodels' names and meanings): checked with the other
 options before the data are read (:func:`check_cov_type`), the clusters resolved on the rows
-used once they are known (:func:`cov_structure`).  Re-exported by :mod:`streamreg.options`.
+used once they are known (:func:`cov_structure`).
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .models import spec_of
-from .models.robust import COV_TYPES, RobustCov
-from .validators import _got
-from .weight_options import check_weight_column
-
-if TYPE_CHECKING:
-    from .options import Options
-    from .search.method import SearchMethod
+from ..models import spec_of
+from ..models.robust import COV_TYPES, RobustCov
+from ..search.method import Capabilities
+from ..validators import _got
+from .weights import check_weight_column
 
 
-def check_cov_type(cov_type: Any, cov_kwds: Any, family: Any, test: Any, searcher: SearchMethod,
+def check_cov_type(cov_type: Any, cov_kwds: Any, family: Any, test: Any, can: Capabilities,
                    weights: Mapping[str, Any], *, entry: str = "streamreg") -> tuple[str, Any, bool]:
     """``cov_type=`` and ``cov_kwds=`` (statsmodels' names), checked before the data are read.
 
     Returns the normalised type, the groups (a column name or an array; None unless
-    ``"cluster"``) and whether the candidate tests are robust (a streamwise search).
+    ``"cluster"``) and whether the candidate tests are robust (a method that tests its
+    candidates, ``can.tests_candidates``: the streamwise searches).
 
     Examples
     --------
     >>> import statsmodels.api as sm
-    >>> from streamreg.search.stepwise import Stepwise
-    >>> check_cov_type("hc3", None, sm.families.Gaussian(), None, Stepwise(), {})
+    >>> from streamreg.search import Stepwise, capabilities
+    >>> check_cov_type("hc3", None, sm.families.Gaussian(), None, capabilities(Stepwise()), {})
     ('HC3', None, False)
-    >>> check_cov_type("cluster", None, sm.families.Gaussian(), None, Stepwise(), {})
+    >>> check_cov_type("cluster", None, sm.families.Gaussian(), None, capabilities(Stepwise()), {})
     Traceback (most recent call last):
         ...
     ValueError: cov_type='cluster' needs the clusters: cov_kwds={'groups': <column name or array>}
     """
-    # search/ imports the options, so the search classes are imported when called
-    from .search.method import OwnLoop
-
     if not isinstance(cov_type, str):
         raise TypeError(f"cov_type must be one of {COV_TYPES}, got {_got(cov_type)}")
     known = {c.lower(): c for c in COV_TYPES}
@@ -70,7 +65,7 @@ def check_cov_type(cov_type: Any, cov_kwds: Any, family: Any, test: Any, searche
             if groups.ndim != 1:
                 raise ValueError(f"cov_kwds['groups'] must be one-dimensional (one cluster label per "
                                  f"observation), got shape {groups.shape}")
-    robust_tests = cov != "nonrobust" and not isinstance(searcher, OwnLoop)
+    robust_tests = cov != "nonrobust" and can.tests_candidates
     if cov == "nonrobust":
         return cov, None, False
     if "freq_weights" in weights:
@@ -95,13 +90,14 @@ def check_cov_type(cov_type: Any, cov_kwds: Any, family: Any, test: Any, searche
     return cov, groups, robust_tests
 
 
-def cov_structure(opts: Options, n: int, frame: pd.DataFrame | None = None,
+def cov_structure(cov_type: str, groups: Any, n: int, frame: pd.DataFrame | None = None,
                   rows: np.ndarray | None = None) -> RobustCov:
     """The checked ``cov_type`` with its clusters on the rows used.
 
     Parameters
     ----------
-    opts : Options
+    cov_type, groups : str, column name or array
+        :func:`check_cov_type`'s type and groups (``Options.cov_type``, ``Options.cov_groups``).
     n : int
         Rows of the data (observations of ``y`` in :func:`~streamreg.select`): an array of
         groups must have this length.
@@ -115,9 +111,9 @@ def cov_structure(opts: Options, n: int, frame: pd.DataFrame | None = None,
     ValueError
         Groups of the wrong length, with missing values, or forming a single cluster.
     """
-    if opts.cov_type != "cluster":
-        return RobustCov(opts.cov_type)
-    spec = opts.cov_groups
+    if cov_type != "cluster":
+        return RobustCov(cov_type)
+    spec = groups
     if isinstance(spec, str):
         check_weight_column("cov_kwds['groups']", spec, frame)
         assert frame is not None  # refused above otherwise
