@@ -184,6 +184,10 @@ print(paper.as_latex())
 # shows the refit's estimates with *nominal* intervals, and says so on its axis.
 #
 # (`fit.plot_wealth()` draws the wealth alone; each function takes `ax=` and returns it.)
+# The plots agree: a feature class has one colour in all of them (its estimates in the
+# coefficient plot too), and every class's curves start at test 0, before any test, and
+# show what is in force: the wealth after its latest test, the level its next test faces.
+# A plot with nothing to show (the wealth of a stepwise search) says so on its axes.
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
