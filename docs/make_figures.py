@@ -5,6 +5,7 @@ plot of one fit, each drawn by the results' own ``plot_*`` method on a given Axe
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import matplotlib
@@ -12,6 +13,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's streamreg, not an installed one
 import streamreg as sr
 
 

@@ -156,6 +156,25 @@ print(table)
 # `table.as_html()` a web page; the numbers themselves are in `table.params`,
 # `table.bse` and `table.statistics`.
 #
+# For a paper, `modelsummary`'s controls shape the table.  `coef_map` picks the
+# coefficients, names them and orders them (the rest are dropped; terms of different fits
+# may share a row); `gof_map` does the same for the rows below them (`nobs`, `aic`, ... as
+# in R are understood); `title` and `label` give the LaTeX float its caption and
+# `\label`; `notes` adds yours.  Every note wraps to the table's width, in the text, the
+# HTML and the LaTeX (which compiles with `booktabs`).
+
+# %%
+paper = sr.compare(
+    fits,
+    coef_map={"radius_mean": "Radius", "texture_mean": "Texture", "texture_worst": "Texture (worst)",
+              "concavity_mean": "Concavity", "Intercept": "Constant"},
+    gof_map={"Selected": "Terms selected", "Guarantee": "Guarantee", "nobs": "N", "bic": "BIC"},
+    title="Malignancy of breast masses: five fits", label="tab:wdbc",
+    notes="Features standardised: effects per standard deviation.", stars=True, float_format="%.2f")
+print(paper)
+print(paper.as_latex())
+
+# %% [markdown]
 # ## Plots
 #
 # Three pictures of one search.  The p-value plot puts every test's p-value against the
@@ -165,6 +184,10 @@ print(table)
 # shows the refit's estimates with *nominal* intervals, and says so on its axis.
 #
 # (`fit.plot_wealth()` draws the wealth alone; each function takes `ax=` and returns it.)
+# The plots agree: a feature class has one colour in all of them (its estimates in the
+# coefficient plot too), and every class's curves start at test 0, before any test, and
+# show what is in force: the wealth after its latest test, the level its next test faces.
+# A plot with nothing to show (the wealth of a stepwise search) says so on its axes.
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))

@@ -15,21 +15,31 @@ table out as text, HTML and booktabs LaTeX (cells escaped by :mod:`streamreg.res
 from __future__ import annotations
 
 import html
-import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from statsmodels.iolib.table import SimpleTable
 
-from ..formula.names import has_intercept
-from ..models import spec_of
-from .compare_notes import covariance_note, criteria_notes, method_label, r_family
-from .fitstats import information_criteria, r_squared
-from .latex import latex_escape, latex_tabular
+from .compare_fits import (
+    cell,
+    ci_frame,
+    fit_statistics,
+    is_statsmodels,
+    named_series,
+    selection_rows,
+    short_guarantee,
+    side_by_side,
+    statsmodels_result,
+)
+from .compare_maps import SELECTION_ROWS, coef_renames, gof_rows
+from .compare_notes import covariance_note, criteria_notes
+from .latex import check_label, latex_float, latex_tabular
 from .results import StreamRegResults
+
+__all__ = ["DEFAULT_STARS", "ComparisonTable", "compare", "short_guarantee"]
 
 #: summary_col's stars: a coefficient gets the symbol of the smallest level its p-value is below
 DEFAULT_STARS = {"*": 0.1, "**": 0.05, "***": 0.01}
@@ -39,7 +49,8 @@ _STATISTICS = {
     "pvalue": "p-values in parentheses.",
     "conf_int": "{level:g}% confidence intervals in brackets.",
 }
-_SELECTION_ROWS = ("Method", "Tested", "Selected", "Refused", "Guarantee")
+#: the narrowest the text notes are wrapped to, however narrow the table
+_MIN_NOTE_WIDTH = 40
 _TXT = {"table_dec_above": "=", "header_dec_below": "-", "table_dec_below": "=", "block": "-",
         "data_aligns": "r", "stub_align": "l", "colsep": "  "}
 _LTX = {"table_dec_above": r"\toprule", "header_dec_below": r"\midrule", "table_dec_below": r"\bottomrule",
@@ -48,8 +59,14 @@ _LTX = {"table_dec_above": r"\toprule", "header_dec_below": r"\midrule", "table_
 
 def compare(fits: Any, names: Sequence[str] | None = None, *, statistic: str | None = "std_err", alpha: float = 0.05,
             stars: bool | Mapping[str, float] = False, float_format: str = "%.4f",
-            title: str | None = None) -> ComparisonTable:
+            coef_map: Mapping[str, str] | Sequence[str] | None = None,
+            gof_map: Mapping[str, str] | Sequence[str] | None = None, title: str | None = None,
+            label: str | None = None, notes: str | Sequence[str] | None = None) -> ComparisonTable:
     """Several fits in one table: coefficients, selection rows and fit statistics.
+
+    The controls of R's ``modelsummary`` shape it for a paper: ``coef_map`` and ``gof_map``
+    pick, rename and order the rows, ``title`` and ``label`` caption and label the LaTeX
+    float, ``notes`` adds notes of your own; every note wraps to the table's width.
 
     Parameters
     ----------
@@ -69,8 +86,24 @@ def compare(fits: Any, names: Sequence[str] | None = None, *, statistic: str | N
         one level per symbol.
     float_format : str, default "%.4f"
         printf-style format of every number but the number of observations.
+    coef_map : dict or list of str, optional
+        The coefficients to show, in this order, as modelsummary's ``coef_map``: a dict maps
+        each term name to its label, a list keeps the terms under their own names; terms it
+        does not name are dropped.  Terms of *different* fits may share a label (and then a
+        row).  A fit none of whose terms it names is an error; a name no fit has is ignored
+        with a warning.  ``params``, ``bse``, ... follow it.
+    gof_map : dict or list of str, optional
+        The rows below the coefficients to show, in this order and one block, likewise:
+        selection rows (Method, Tested, Selected, Refused, Guarantee) and fit statistics
+        (Observations, Log-likelihood, AIC, BIC, Deviance, R-squared; R's ``nobs``,
+        ``logLik``, ``aic``, ``bic``, ``deviance`` and ``r.squared`` too).  ``[]`` shows none.
+        A row no fit has is left out; a name that is no row is an error.
     title : str, optional
-        Printed above the table (a caption in LaTeX and HTML).
+        Printed above the table (the caption in LaTeX and HTML; modelsummary's ``title``).
+    label : str, optional
+        The LaTeX float's ``\\label`` key, e.g. ``"tab:fits"``.
+    notes : str or list of str, optional
+        Notes of your own, printed after streamreg's.
 
     Returns
     -------
@@ -88,6 +121,15 @@ def compare(fits: Any, names: Sequence[str] | None = None, *, statistic: str | N
     >>> table.selection.loc["Guarantee"].tolist()
     ['mFDR <= 0.05', 'none']
     >>> print(table)  # doctest: +SKIP
+
+    Rename, order and drop as for a paper (R: ``modelsummary(fits, coef_map = c(...))``):
+
+    >>> paper = sr.compare(fits, coef_map={"radius_worst": "Radius (worst)", "texture_mean": "Texture"},
+    ...                    gof_map={"Selected": "Terms selected", "nobs": "N"}, title="Diagnosis",
+    ...                    label="tab:wdbc")
+    >>> paper.params.index.tolist(), paper.statistics.index.tolist()
+    (['Radius (worst)', 'Texture'], ['N'])
+    >>> print(paper.as_latex())  # doctest: +SKIP
     """
     items = _named(fits, names)
     if statistic is not None and statistic not in _STATISTICS:
@@ -99,8 +141,16 @@ def compare(fits: Any, names: Sequence[str] | None = None, *, statistic: str | N
     except (TypeError, ValueError):
         raise ValueError(f"float_format must be a printf-style format for one number, such as '%.4f', "
                          f"got {float_format!r}") from None
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string, got {type(title).__name__}")
+    check_label(label)
+    if isinstance(notes, str):
+        notes = [notes]
+    if notes is not None and not (isinstance(notes, Sequence) and all(isinstance(n, str) for n in notes)):
+        raise TypeError(f"notes must be a string or a list of strings, got {notes!r}")
     return ComparisonTable(items, statistic=statistic, alpha=float(alpha), stars=_stars(stars),
-                           float_format=float_format, title=title)
+                           float_format=float_format, title=title, coef_map=coef_map, gof_map=gof_map,
+                           label=label, notes=list(notes or []))
 
 
 class ComparisonTable:
@@ -111,18 +161,22 @@ class ComparisonTable:
     names : list of str
         Column names, one per fit.
     params, bse, pvalues, tvalues : DataFrame
-        One row per coefficient (in order of first appearance), one column per fit; NaN
-        where a fit lacks the term.  The statsmodels values, unrounded.
+        One row per coefficient (in order of first appearance, or ``coef_map``'s rows and
+        labels), one column per fit; NaN where a fit lacks the term.  The statsmodels values,
+        unrounded.
     statistics : DataFrame
         Observations, log-likelihood, AIC, BIC, deviance (GLMs) and R-squared (least
         squares), one column per fit; NaN where a fit has no such statistic.  R's for a
         streamreg result (its ``.llf``, ``.aic``, ``.bic`` and ``glance()``) and for a plain
-        statsmodels least-squares or GLM result; statsmodels' own for other models.
+        statsmodels least-squares or GLM result; statsmodels' own for other models.  The rows
+        ``gof_map`` keeps, under its labels.
     selection : DataFrame
         Method, tested, selected, refused and guarantee of each streamreg fit (empty strings
-        for plain statsmodels results).
+        for plain statsmodels results); the rows ``gof_map`` keeps, under its labels.
     notes : list of str
-        What the table's entries mean, printed below it.
+        What the table's entries mean, printed below it (and the notes passed to ``compare``).
+    title, label : str or None
+        The caption and the LaTeX ``\\label`` key.
 
     Examples
     --------
@@ -139,22 +193,43 @@ class ComparisonTable:
     """
 
     def __init__(self, items: list[tuple[str, Any]], *, statistic: str | None, alpha: float,
-                 stars: dict[str, float], float_format: str, title: str | None):
+                 stars: dict[str, float], float_format: str, title: str | None,
+                 coef_map: Mapping[str, str] | Sequence[str] | None = None,
+                 gof_map: Mapping[str, str] | Sequence[str] | None = None, label: str | None = None,
+                 notes: Sequence[str] = ()):
         self.names = [name for name, _ in items]
-        self.title = title
+        self.title, self.label = title, label
         self._statistic, self._alpha, self._stars, self._fmt = statistic, alpha, stars, float_format
-        results = [_statsmodels(fit) for _, fit in items]
-        self.params = _side_by_side(self.names, [_series(r, r.params) for r in results])
-        self.bse = _side_by_side(self.names, [_series(r, r.bse) for r in results])
-        self.pvalues = _side_by_side(self.names, [_series(r, r.pvalues) for r in results])
-        self.tvalues = _side_by_side(self.names, [_series(r, r.tvalues) for r in results])
-        self._ci = [_ci_frame(r, alpha) for r in results]
-        self.statistics = pd.concat([_fit_statistics(fit) for _, fit in items], axis=1, keys=self.names)
-        self.statistics = self.statistics.loc[self.statistics.notna().any(axis=1)]
+        results = [statsmodels_result(fit) for _, fit in items]
+        params = [named_series(r, r.params) for r in results]
+        self._ci = [ci_frame(r, alpha) for r in results]
+        order = None
+        renames: list[dict[str, str] | None] = [None] * len(results)
+        if coef_map is not None:
+            maps, order = coef_renames(coef_map, self.names, [list(p.index) for p in params])
+            params = [p[list(kept)].rename(kept) for p, kept in zip(params, maps)]
+            self._ci = [ci.loc[list(kept)].rename(index=kept) for ci, kept in zip(self._ci, maps)]
+            renames = list(maps)
+        self.params = side_by_side(self.names, params, order)
+        self.bse, self.pvalues, self.tvalues = (
+            side_by_side(self.names, [named_series(r, getattr(r, what), kept) for r, kept in zip(results, renames)], order)
+            for what in ("bse", "pvalues", "tvalues"))
+        statistics = pd.concat([fit_statistics(fit) for _, fit in items], axis=1, keys=self.names)
+        statistics = statistics.loc[statistics.notna().any(axis=1)]
         streamreg_fits = [fit if isinstance(fit, StreamRegResults) else None for _, fit in items]
-        self.selection = pd.DataFrame({name: _selection(fit) for name, fit in zip(self.names, streamreg_fits)},
-                                      index=list(_SELECTION_ROWS), dtype=object)
-        self.notes = self._notes(streamreg_fits, results)
+        selection = pd.DataFrame({name: selection_rows(fit) for name, fit in zip(self.names, streamreg_fits)},
+                                 index=list(SELECTION_ROWS), dtype=object)
+        self._one_block = gof_map is not None  # gof_map's order runs across the two blocks
+        wanted = [(row, row) for row in [*selection.index, *statistics.index]] if gof_map is None else gof_rows(gof_map)
+        #: (part, label) of each row below the coefficients, in order, and each label's row
+        self._below = [("selection" if row in selection.index else "statistics", label) for row, label in wanted
+                       if row in selection.index or row in statistics.index]
+        self._row = {label: row for row, label in wanted}
+        kept = [(row, label) for row, label in wanted if row in selection.index]
+        self.selection = selection.loc[[r for r, _ in kept]].set_axis([lab for _, lab in kept])
+        kept = [(row, label) for row, label in wanted if row in statistics.index]
+        self.statistics = statistics.loc[[r for r, _ in kept]].set_axis([lab for _, lab in kept])
+        self.notes = self._notes(streamreg_fits, results) + list(notes)
 
     # -- the table as strings ------------------------------------------------------------
     def to_frame(self) -> pd.DataFrame:
@@ -173,24 +248,25 @@ class ComparisonTable:
             if self._statistic is not None:
                 rows.append((("coefficients", term, self._statistic),
                              [self._under(i, name, term) for i, name in enumerate(self.names)]))
-        for label in self.selection.index:
-            rows.append((("selection", label, ""), [str(v) for v in self.selection.loc[label]]))
-        for label in self.statistics.index:
-            rows.append((("statistics", label, ""), [self._number(label, v) for v in self.statistics.loc[label]]))
+        for part, label in self._below:
+            if part == "selection":
+                rows.append((("selection", label, ""), [str(v) for v in self.selection.loc[label]]))
+            else:
+                rows.append((("statistics", label, ""), [self._number(label, v) for v in self.statistics.loc[label]]))
         index = pd.MultiIndex.from_tuples([key for key, _ in rows], names=["part", "term", "statistic"])
         return pd.DataFrame([cells for _, cells in rows], index=index, columns=self.names, dtype=object)
 
     def _estimate(self, name: str, term: str) -> str:
-        value = _cell(self.params, term, name)
+        value = cell(self.params, term, name)
         if np.isnan(value):
             return ""
         text = self._fmt % value
-        p = _cell(self.pvalues, term, name)
+        p = cell(self.pvalues, term, name)
         marks = [symbol for symbol, level in self._stars.items() if p < level]
         return text + (min(marks, key=self._stars.__getitem__) if marks else "")
 
     def _under(self, i: int, name: str, term: str) -> str:
-        if np.isnan(_cell(self.params, term, name)):
+        if np.isnan(cell(self.params, term, name)):
             return ""
         if self._statistic == "conf_int":
             low, high = self._ci[i].loc[term]
@@ -202,10 +278,14 @@ class ComparisonTable:
     def _number(self, label: str, value: float) -> str:
         if np.isnan(value):
             return ""
-        return str(int(value)) if label == "Observations" else self._fmt % value
+        return str(int(value)) if self._row[label] == "Observations" else self._fmt % value
+
+    def _label_of(self, row: str) -> str:
+        return next(label for label, r in self._row.items() if r == row)
 
     def _notes(self, streamreg_fits: list[StreamRegResults | None], results: list[Any]) -> list[str]:
         notes = []
+        shown = {self._row[label] for _, label in self._below}
         if self._statistic is not None:
             notes.append(_STATISTICS[self._statistic].format(level=100 * (1 - self._alpha)))
         if self._stars:
@@ -213,8 +293,9 @@ class ComparisonTable:
         described = [(n, f.policy.describe()) for n, f in zip(self.names, streamreg_fits) if f is not None]
         if described:
             notes.append("Methods: " + "; ".join(f"{n}: {d}" for n, d in described) + ".")
-            notes.append("Guarantee: the error rate the rule bounds under its assumptions (each fit's guarantee() "
-                         "says which); none for rules that control no error rate.")
+            if "Guarantee" in shown:
+                notes.append(f"{self._label_of('Guarantee')}: the error rate the rule bounds under its assumptions "
+                             "(each fit's guarantee() says which); none for rules that control no error rate.")
             held_out = [n for n, f in zip(self.names, streamreg_fits) if f is not None and f.validation]
             same = [n for n, f in zip(self.names, streamreg_fits) if f is not None and not f.validation]
             naive = ("come from refitting the selected terms on the data they were selected on: they ignore "
@@ -226,7 +307,8 @@ class ComparisonTable:
             if held_out:
                 notes.append(f"{', '.join(held_out)}: the selected terms were refit on held-out rows, so the "
                              "inference is conditional on the selected model.")
-        notes.extend(criteria_notes(self.names, streamreg_fits, results))
+        if shown & {"Log-likelihood", "AIC", "BIC"}:
+            notes.extend(criteria_notes(self.names, streamreg_fits, results))
         robust = covariance_note(self.names, results)
         if robust:
             notes.append(robust)
@@ -239,7 +321,9 @@ class ComparisonTable:
         table = SimpleTable([[escape(c) for c in row] for row in frame.to_numpy()],
                             headers=[escape(n) for n in self.names], stubs=stubs,
                             title=escape(self.title) if self.title and title else None, txt_fmt=_TXT, ltx_fmt=_LTX)
-        parts = frame.index.get_level_values("part")
+        parts = list(frame.index.get_level_values("part"))
+        if self._one_block:  # gof_map's rows are one block in its order
+            parts = [p if p == "coefficients" else "below" for p in parts]
         for i in range(len(parts) - 1):
             if parts[i] != parts[i + 1]:
                 table[i + 1].dec_below = "block"  # row 0 is the header
@@ -254,36 +338,44 @@ class ComparisonTable:
         """
         body = self._table(str).as_text()
         width = max(len(line) for line in body.splitlines())
-        # as wide as the table, and no narrower than the summary's 78 columns
-        notes = [line for note in self.notes for line in textwrap.wrap(note, width=max(width, 78))]
+        # as wide as the table (a very narrow one would leave a word a line)
+        notes = [line for note in self.notes for line in textwrap.wrap(note, width=max(width, _MIN_NOTE_WIDTH))]
         return "\n".join([body, *notes])
 
     def as_html(self) -> str:
-        """The table as an HTML ``<table>`` (title as caption), the notes as paragraphs.
+        """The table as an HTML ``<table>`` (title as caption), the notes in its footer.
+
+        Each note is a footer row spanning every column, in a block that contributes no
+        width of its own (``width: 0; min-width: 100%``): the notes wrap to the table's
+        width instead of widening it.
 
         Returns
         -------
         str
         """
-        notes = "".join(f"\n<p>{html.escape(note)}</p>" for note in self.notes)
-        return self._table(html.escape).as_html() + notes
+        table = self._table(html.escape).as_html()
+        if not self.notes:
+            return table
+        span = len(self.names) + 1  # the stub column and one per fit
+        rows = "".join(f'\n<tr><td colspan="{span}" style="text-align: left">'
+                       f'<div style="width: 0; min-width: 100%">{html.escape(note)}</div></td></tr>'
+                       for note in self.notes)
+        end = table.rindex("</table>")
+        return f"{table[:end]}<tfoot>{rows}\n</tfoot>\n{table[end:]}"
 
     def as_latex(self) -> str:
-        """The table as a LaTeX ``table`` float: a booktabs tabular and the notes below it.
+        """The table as a LaTeX ``table`` float: caption, label, a booktabs tabular, the notes.
 
-        Every entry is escaped (``*``, ``_``, ``%``, ``&``, ``<=``, ...).  Needs
-        ``\\usepackage{booktabs}``.
+        Every entry is escaped (``*``, ``_``, ``%``, ``&``, ``<=``, ...).  The notes are
+        wrapped to the tabular's width (see :func:`~streamreg.results.latex.latex_float`).
+        Needs ``\\usepackage{booktabs}``.
 
         Returns
         -------
         str
         """
-        head = ["\\begin{table}[htbp]", "\\centering"]
-        if self.title:
-            head.append(f"\\caption{{{latex_escape(self.title)}}}")
-        notes = "\n\n".join(latex_escape(note) for note in self.notes)
-        tail = ["", "\\smallskip", "\\raggedright\\footnotesize", notes, "\\end{table}"]
-        return "\n".join([*head, latex_tabular(self._table(str, title=False), center=False), *tail])
+        return latex_float(latex_tabular(self._table(str, title=False), center=False), caption=self.title,
+                           label=self.label, notes=self.notes)
 
     def __str__(self) -> str:
         return self.as_text()
@@ -311,7 +403,7 @@ def _named(fits: Any, names: Sequence[str] | None) -> list[tuple[str, Any]]:
     if not values:
         raise ValueError("compare() needs at least one fit")
     for i, fit in enumerate(values):
-        if not isinstance(fit, StreamRegResults) and not _is_statsmodels(fit):
+        if not isinstance(fit, StreamRegResults) and not is_statsmodels(fit):
             raise TypeError(f"compare() takes streamreg or statsmodels results; fit {i + 1} is a "
                             f"{type(fit).__name__}")
     if names is not None:
@@ -343,102 +435,3 @@ def _stars(stars: bool | Mapping[str, float] | None) -> dict[str, float]:
                              f"both have {level:g}")
         seen[float(level)] = symbol
     return dict(stars)
-
-
-def _is_statsmodels(fit: Any) -> bool:
-    return all(hasattr(fit, a) for a in ("params", "bse", "pvalues", "model", "llf"))
-
-
-def _statsmodels(fit: Any) -> Any:
-    return fit.fit if isinstance(fit, StreamRegResults) else fit
-
-
-def _series(result: Any, values: Any) -> pd.Series:
-    """Named values of a statsmodels result (results of arrays carry names on the model)."""
-    if isinstance(values, pd.Series):
-        return values.astype(float)
-    return pd.Series(np.asarray(values, dtype=float), index=list(result.model.exog_names))
-
-
-def _cell(frame: pd.DataFrame, term: str, name: str) -> float:
-    """One number of a side-by-side table (pandas' stubs type a cell as any scalar)."""
-    return float(cast(float, frame.at[term, name]))
-
-
-def _side_by_side(names: list[str], columns: list[pd.Series]) -> pd.DataFrame:
-    """Columns aligned on the terms, in order of first appearance (as summary_col orders them)."""
-    order = list(dict.fromkeys(term for col in columns for term in col.index))
-    return pd.DataFrame({name: col.reindex(order) for name, col in zip(names, columns)}, index=order)
-
-
-def _ci_frame(result: Any, alpha: float) -> pd.DataFrame:
-    ci = result.conf_int(alpha=alpha)
-    if isinstance(ci, pd.DataFrame):
-        return ci
-    return pd.DataFrame(np.asarray(ci), index=list(result.model.exog_names))
-
-
-def _fit_statistics(fit: Any) -> pd.Series:
-    """Observations, log-likelihood, AIC, BIC, deviance and R-squared of one fit.
-
-    A streamreg result's are its own, R's (``.llf``, ``.aic``, ``.bic``, ``glance()``'s
-    ``r.squared``); a plain statsmodels least-squares or GLM result's are R's too, computed
-    from it; other statsmodels models keep their own.
-    """
-    result = _statsmodels(fit)
-    family = fit.family if isinstance(fit, StreamRegResults) else r_family(result)
-    if isinstance(fit, StreamRegResults):
-        ic = information_criteria(result, fit.family)
-        llf, aic, bic = ic.llf, ic.aic, ic.bic
-        r2 = r_squared(result, has_intercept(fit._rhs))[0] if spec_of(fit.family).least_squares else np.nan
-    elif family is not None:  # least squares or a GLM: R's criteria, as the streamreg columns show them
-        ic = information_criteria(result, family)
-        llf, aic, bic = ic.llf, ic.aic, ic.bic
-        r2 = float(getattr(result, "rsquared", np.nan))
-    else:
-        llf, aic = float(result.llf), float(result.aic)
-        bic = float(result.bic_llf if hasattr(result, "bic_llf") else result.bic)  # GLM's .bic is deviance-based
-        r2 = float(getattr(result, "rsquared", np.nan))
-    return pd.Series({
-        "Observations": float(result.nobs),
-        "Log-likelihood": llf,
-        "AIC": aic,
-        "BIC": bic,
-        "Deviance": float(getattr(result, "deviance", np.nan)),
-        "R-squared": r2,
-    })
-
-
-def _selection(fit: StreamRegResults | None) -> list[str]:
-    """Method, tested, selected, refused and guarantee of one fit (empty for statsmodels results)."""
-    if fit is None:
-        return [""] * len(_SELECTION_ROWS)
-    status = fit.history["status"].astype(str)
-    return [
-        method_label(fit.policy),
-        str(int(fit.per_stream["tested"].sum())),
-        str(len(fit.selected)),
-        str(int(status.str.startswith("refused").sum())),
-        short_guarantee(fit.guarantee()),
-    ]
-
-
-def short_guarantee(text: str) -> str:
-    """The error rate a guarantee sentence bounds, e.g. ``"FDR <= 0.05"``, ``"none"`` or ``"void"``.
-
-    Examples
-    --------
-    >>> from streamreg.results.compare import short_guarantee
-    >>> short_guarantee("mFDR = E[V]/(E[R] + 1) <= 0.05 (V false, R all selections), valid when ...")
-    'mFDR <= 0.05'
-    >>> short_guarantee("BIC (F = log n) controls no error rate: it aims at ...")
-    'none'
-    """
-    if "VOID" in text:
-        return "void"
-    found = re.search(r"\b(mFDR|FDR|FWER)(?:_eta)?\b[^<]*?<=\s*([0-9][0-9.e+-]*[0-9])", text)
-    if found:
-        return f"{found.group(1)} <= {found.group(2)}"
-    if "no error rate" in text:
-        return "none"
-    return "see guarantee()"

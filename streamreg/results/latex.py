@@ -133,3 +133,98 @@ def note_paragraphs(text: str) -> list[str]:
         else:
             paragraphs.append(line)
     return paragraphs
+
+
+#: characters a ``\label`` key may hold here (LaTeX reads others as commands, groups or comments)
+_LABEL = re.compile(r"[A-Za-z0-9:._/+-]+")
+
+
+def check_label(label: str | None) -> str | None:
+    """``label`` if it can be a LaTeX ``\\label`` key as written, else ValueError.
+
+    Examples
+    --------
+    >>> from streamreg.results.latex import check_label
+    >>> check_label("tab:wdbc-fits")
+    'tab:wdbc-fits'
+    """
+    if label is None:
+        return None
+    if not isinstance(label, str) or not _LABEL.fullmatch(label):
+        raise ValueError(f"label must be a LaTeX label key of letters, digits and : . _ / + - (e.g. 'tab:fits'), "
+                         f"got {label!r}")
+    return label
+
+
+def latex_float(body: str, *, caption: str | None = None, label: str | None = None,
+                notes: list[str] | None = None) -> str:
+    """A ``table`` float: caption and label above ``body``, notes below it as wide as it.
+
+    With notes, the body is set in a box first so that the notes can be wrapped to its width
+    in a minipage: they never widen the table nor run past it (as threeparttable does, in
+    standard LaTeX).
+
+    Parameters
+    ----------
+    body : str
+        LaTeX source of what the float holds: one tabular when there are notes (it is set in
+        a box, left to right), anything that goes in a float otherwise.
+    caption : str, optional
+        Plain text; escaped here.
+    label : str, optional
+        A ``\\label`` key (see :func:`check_label`).
+    notes : list of str, optional
+        Plain text, one paragraph each; escaped here.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from streamreg.results.latex import latex_float
+    >>> print(latex_float("\\\\begin{tabular}{l} x \\\\end{tabular}", caption="A & B", label="tab:x"))
+    \\begin{table}[htbp]
+    \\centering
+    \\caption{A \\& B}
+    \\label{tab:x}
+    \\begin{tabular}{l} x \\end{tabular}
+    \\end{table}
+    """
+    head = ["\\begin{table}[htbp]", "\\centering"]
+    if caption:
+        head.append(f"\\caption{{{latex_escape(caption)}}}")
+    if label:
+        head.append(f"\\label{{{check_label(label)}}}")
+    if not notes:
+        return "\n".join([*head, body, "\\end{table}"])
+    # a save box allocated once per document (LaTeX's allocations are global and not \outer)
+    box = "\\streamregtablebox"
+    return "\n".join([
+        *head,
+        f"\\ifdefined{box}\\else\\newsavebox{{{box}}}\\fi",
+        f"\\begin{{lrbox}}{{{box}}}",
+        body,
+        "\\end{lrbox}",
+        f"\\begin{{minipage}}{{\\wd{box}}}",
+        f"\\usebox{{{box}}}\\par",
+        "\\smallskip",
+        latex_notes(notes),
+        "\\end{minipage}",
+        "\\end{table}",
+    ])
+
+
+def latex_notes(notes: list[str]) -> str:
+    """Notes as small, left-aligned paragraphs (escaped), in a group of their own.
+
+    Examples
+    --------
+    >>> from streamreg.results.latex import latex_notes
+    >>> print(latex_notes(["p <= 0.05.", "50% of it."]))
+    {\\raggedright\\footnotesize
+    p \\ensuremath{\\leq} 0.05.
+    <BLANKLINE>
+    50\\% of it.\\par}
+    """
+    return "{\\raggedright\\footnotesize\n" + "\n\n".join(latex_escape(note) for note in notes) + "\\par}"

@@ -1,4 +1,9 @@
-"""The plot methods of :class:`~streamreg.results.StreamRegResults` (drawn by :mod:`.plots`)."""
+"""The plot methods of :class:`~streamreg.results.StreamRegResults` (drawn by :mod:`.plots`).
+
+The plots share one colour per stream and one convention for the curves (each stream's
+from test 0); a plot with nothing to show says so on its Axes and warns
+(:class:`~streamreg.results.plots.EmptyPlotWarning`).  See :mod:`streamreg.results.plots`.
+"""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -8,13 +13,15 @@ if TYPE_CHECKING:
 
 
 class ResultPlots:
-    """``plot_*`` methods: each draws on ``ax`` (default: the current Axes) and returns it."""
+    """``plot_*`` methods: each draws on ``ax`` (default: a new figure's Axes) and returns it."""
 
     def plot_wealth(self, ax: Axes | None = None) -> Axes:
         """Wealth per stream against the test index; returns the Axes.
 
         With ``history="none"`` the wealth was kept at the acceptances only: those points
-        are plotted (joined per stream) and the title says so.
+        are plotted (joined per stream) and the title says so.  Methods without wealth
+        (stepwise, the penalised searches) have nothing to plot: the Axes say so, with a
+        warning.
 
         Examples
         --------
@@ -33,7 +40,8 @@ class ResultPlots:
     def plot_pvalues(self, ax: Axes | None = None) -> Axes:
         """p-values of every test (log scale) against the level in force; returns the Axes.
 
-        Needs the full history: raises ValueError after ``history="none"``.
+        Needs the full history: raises ValueError after ``history="none"``.  Stepwise
+        searches plot the p-value of each move (the likelihood-ratio test of the term).
 
         Examples
         --------

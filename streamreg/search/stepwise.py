@@ -20,6 +20,13 @@ The comparison is always on the exact ``2 delta loglik``:
   gain.  ``exact_top=None`` refits every candidate, i.e. exactly R's ``step()``; a finite
   value can miss a candidate whose score badly under-states its likelihood gain.
 
+The history's p-value of a move is that of the move's term against the smaller of the two
+models: the state's own test where its statistic is exact (least squares' partial F or
+robust Wald test, GLMs' ``test="lr"``), otherwise, for GLMs ranked by score statistics, the
+exact ``2 delta loglik`` on the chi-square law with the term's degrees of freedom: R's
+``add1(test = "LRT")`` and ``drop1(test = "LRT")`` for known-dispersion families.  With it,
+"p-value below the history's level" is "gain above the penalty", the stepwise decision.
+
 Stepwise needs every candidate in advance: the streams are read to the end (at most
 ``max_candidates`` terms) before the first step.  RIC with ``m`` not given uses the number
 of candidates read; a stream of unknown length then raises ``ValueError`` up front.
@@ -35,7 +42,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..models.base import COLLINEAR, NO_DF, TESTED
+from ..models.base import COLLINEAR, NO_DF, TESTED, CandidateBlock
 from ..models.families import spec_of
 from ..models.protocol import ComparableState
 from ..outcomes import TestOutcomes
@@ -261,7 +268,7 @@ class Stepwise(OwnLoop):
             accepted.append(term)
             rows.append({"order": order, "term": term.name, "stream": term.stream, "test": info["step"],
                          "stream_test": info["step"], "statistic": info["llr"], "df": info["df"],
-                         "pvalue": info["pvalue"], "level": info["level"], "wealth": np.nan})
+                         "pvalue": _exp(info["log_p"]), "level": info["level"], "wealth": np.nan})
         selected = pd.DataFrame(rows, columns=list(SELECTED_COLUMNS))
         per_stream = per_stream_table(streams, [c.count(s.name) for s in streams], accepted)
         state = run.state
@@ -336,6 +343,11 @@ class _Candidates:
         return TestOutcomes.concatenate(parts), np.concatenate(codes)
 
 
+def _exp(log_p: float) -> float:
+    """The p-value of a log p-value (NaN stays NaN)."""
+    return float("nan") if math.isnan(log_p) else math.exp(log_p)
+
+
 def _skipped(m: int, widths: np.ndarray) -> TestOutcomes:
     """Placeholder outcomes for candidates that are not scored at this step."""
     zero = np.zeros(m)
@@ -384,7 +396,7 @@ class _StepwiseRun:
                 value, problem = self.state.llr_with(self.cands.term(idx[t]))
                 if problem is not None:
                     # the term cannot enter (no MLE, or IRLS fails): recorded, never offered again
-                    self.refuse(int(idx[t]), {"llr": float(llr[t]), "df": int(df[t]), "pvalue": np.nan}, problem)
+                    self.refuse(int(idx[t]), {"llr": float(llr[t]), "df": int(df[t]), "log_p": np.nan}, problem)
                     continue
                 exact_llr[t] = value
             keep = np.isfinite(exact_llr)
@@ -395,8 +407,9 @@ class _StepwiseRun:
         k = int(np.argmax(gain))  # first maximum: the earliest candidate on ties
         if not np.isfinite(gain[k]):
             return None
-        log_p = float(out.take([k]).log_p[0]) if exact else float("nan")  # one p-value, not all
-        info = {"llr": float(llr[k]), "df": int(df[k]), "pvalue": np.nan if math.isnan(log_p) else math.exp(log_p)}
+        # one p-value, not all: the state's test, or the exact gain's chi-square
+        log_p = float(out.take([k]).log_p[0]) if exact else self._chi2_log_p(float(llr[k]), int(df[k]))
+        info = {"llr": float(llr[k]), "df": int(df[k]), "log_p": log_p}
         return int(idx[k]), float(gain[k]), info
 
     def best_removal(self) -> tuple[int, float, dict[str, Any]] | None:
@@ -415,7 +428,7 @@ class _StepwiseRun:
             d = self.entry[j]["df"]
             gain = self.penalty * d - llr
             if best is None or gain > best[1]:
-                best = (j, gain, {"llr": llr, "df": d, "pvalue": np.nan, "state": reduced})
+                best = (j, gain, {"llr": llr, "df": d, "state": reduced})
         return best
 
     # ------------------------------------------------------------------ moves
@@ -437,10 +450,26 @@ class _StepwiseRun:
 
     def drop(self, j: int, info: dict, step: int) -> None:
         self.state = info.pop("state")
+        info["log_p"] = self._removal_log_p(j, info["llr"], info["df"])
         self.in_model.remove(j)
         self.available[j] = True
         gain = self.penalty * info["df"] - info["llr"]
         self.record(j, info, -gain, Status.DROPPED, step, gain_of_move=gain)
+
+    def _chi2_log_p(self, llr: float, df: int) -> float:
+        """log p of an exact ``2 delta loglik`` on the chi-square law with ``df`` degrees of freedom
+        (the likelihood-ratio test; accurate far in the tail)."""
+        return float(self.state.log_pvalue(np.array([llr]), np.array([df]), np.array([np.inf]))[0])
+
+    def _removal_log_p(self, j: int, llr: float, df: int) -> float:
+        """log p of removing term ``j``: the current (reduced) state's test of adding it back
+        where that test is exact (R's ``drop1(test = "F")`` for least squares), else the chi-square
+        of the exact gain (R's ``drop1(test = "LRT")``)."""
+        if not self.state.exact_gain:
+            return self._chi2_log_p(llr, df)
+        values = np.asarray(self.cands.term(j), dtype=float).reshape(self.state.n, -1)
+        out, codes = self.state.score_block(CandidateBlock(values, np.array([values.shape[1]])))
+        return float(out.log_p[0]) if codes[0] == TESTED else float("nan")
 
     def _level(self, df: int) -> float:
         """Nominal chi-square level of the threshold ``k d``."""
@@ -449,9 +478,8 @@ class _StepwiseRun:
     def record(self, j: int, info: dict, gain: float, status: Status, step: int,
                gain_of_move: float | None = None) -> None:
         c = self.cands
-        pvalue = info.get("pvalue", np.nan)
-        with np.errstate(divide="ignore"):
-            log_p = np.log(pvalue)
+        log_p = float(info.get("log_p", np.nan))
+        pvalue = _exp(log_p)
         self.history.add_row(
             c.stream(j), c.name(j), test=step, stream_test=step, statistic=info["llr"], df=info["df"],
             pvalue=pvalue, log_p=log_p, level=self._level(info["df"]), status=status, step=step,
