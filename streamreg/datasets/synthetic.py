@@ -1,4 +1,4 @@
-"""The synthetic problem of paper 000, section 6.1, eager or as a lazy stream.
+"""The synthetic problem of Zhou et al. (2006), section 6.1, eager or as a lazy stream.
 
 n observations of m independent N(0, 1) features; y is the sum of k of them (coefficient
 ``coef``) plus N(0, noise^2).  The true features sit at random positions, first or last.
@@ -100,7 +100,7 @@ class Synthetic:
 
 def make_synthetic(n: int = 100, m: int = 1000, k: int = 4, *, noise: float = 0.1, coef: float = 1.0,
                    positions: str = "random", seed: int | None = None, lazy: bool = False) -> Synthetic:
-    """Simulate paper 000's section 6.1 problem.
+    """Simulate the problem of Zhou et al. (2006), section 6.1.
 
     Parameters
     ----------

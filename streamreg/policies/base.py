@@ -209,7 +209,7 @@ class Policy(ABC):
         return float("nan")
 
     def priority(self) -> float:
-        """How much this stream deserves the next test (paper 001, Alg. 2: ``w / i``).
+        """How much this stream deserves the next test (Dhillon, Foster and Ungar 2010, Alg. 2: ``w / i``).
 
         Rules without a wealth share tests evenly: fewest tests first.
         """

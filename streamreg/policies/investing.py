@@ -1,4 +1,4 @@
-"""Alpha-investing and information-investing (paper 000, Fig. 4 and section 4).
+"""Alpha-investing and information-investing (Zhou et al. 2006, Fig. 4 and section 4).
 
 Both rules bid ``eps_i = w_i / (2 i)`` of the current wealth ``w_i`` on test ``i``, lose
 the bid when the candidate is rejected and earn a payout when it is accepted; they differ
@@ -141,7 +141,7 @@ class _Investing(Policy):
 
 
 class AlphaInvesting(_Investing):
-    """Alpha-investing of Zhou, Foster, Stine and Ungar (2006), paper 000 Fig. 4.
+    """Alpha-investing of Zhou, Foster, Stine and Ungar (2006), Fig. 4.
 
     Test ``i`` (counting every tested candidate) is run at level
     ``alpha_i = w_i / (2 i)``; the candidate enters iff ``p_i < alpha_i``.  A rejection
@@ -220,7 +220,7 @@ class AlphaInvesting(_Investing):
 
 
 class InformationInvesting(_Investing):
-    """Information-investing (paper 000, section 4): a description-length rule.
+    """Information-investing (Zhou et al. 2006, section 4): a description-length rule.
 
     With bid ``eps_i = w_i / (2 i)`` bits, a candidate of ``d`` columns and chi-square
     statistic ``S`` enters iff the bits it saves, ``(S / 2) log2 e``, exceed its cost

@@ -318,7 +318,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
 
     # the selection story ----------------------------------------------------------
     def guarantee(self) -> str:
-        """What the rule guarantees, under which assumption (statistics.md section 1).
+        """What the rule guarantees, under which assumption (e.g. Zhou et al. 2006, section 5).
 
         Examples
         --------

@@ -187,7 +187,7 @@ def test_bundled_set_shape_coding_and_groups(name):
     entry = REGISTRY[name]
     assert ds.data.shape == (entry.n, entry.p + 1) and ds.response == ds.data.columns[0] == entry.response
     assert ds.family == "binomial" and ds.info is entry
-    assert len(ds.data.dropna()) == PAPER_ROWS[name]  # paper 000, Table 7: complete rows
+    assert len(ds.data.dropna()) == PAPER_ROWS[name]  # Zhou et al. (2006), Table 7: complete rows
     counts = [int(c) for c in re.findall(r"(\d+)\)", entry.coding)]
     y = ds.y
     assert set(y) == {0.0, 1.0} and int(y.sum()) == counts[0] and len(y) - int(y.sum()) == counts[1]
@@ -205,7 +205,7 @@ def test_bundled_sets_equal_their_sources():
     ds = load("ionosphere")
     np.testing.assert_array_equal(ion.iloc[:, :34].to_numpy(), ds.X.to_numpy())
     assert (ion[34].to_numpy() == ds.data["radar"].astype(str).to_numpy()).all()
-    assert ds.y.sum() == 126  # 'b' is 1, as in paper 003's bench
+    assert ds.y.sum() == 126  # 'b' is 1, as in the bench of Wang and Luan (2019)
 
     ads = load("internet_ads")
     orig = pd.read_csv(raw / "internet_ads" / "ad.data.gz", header=None, na_values="?", skipinitialspace=True,
