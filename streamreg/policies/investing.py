@@ -286,7 +286,19 @@ class InformationInvesting(_Investing):
         return self.charge_bid
 
     def annotate(self, history: pd.DataFrame) -> pd.DataFrame:
-        """The history with the rule's own comparison: bits saved against bits needed."""
+        """The history with the rule's own comparison: bits saved against bits needed.
+
+        Parameters
+        ----------
+        history : pandas.DataFrame
+            The search's history (one row per candidate examined); not modified.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy whose ``level`` column is named ``bid``, followed by ``bits_saved`` and
+            ``bits_needed``.
+        """
         out = history.copy()
         tested = out["test"].notna().to_numpy()
         bid = out["level"].to_numpy(dtype=float)

@@ -16,6 +16,16 @@ class ResultPlots:
         With ``history="none"`` the wealth was kept at the acceptances only: those points
         are plotted (joined per stream) and the title says so.
 
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure's Axes if None (as in statsmodels).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+
         Examples
         --------
         >>> import streamreg as sr
@@ -34,6 +44,16 @@ class ResultPlots:
         """p-values of every test (log scale) against the level in force; returns the Axes.
 
         Needs the full history: raises ValueError after ``history="none"``.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure's Axes if None (as in statsmodels).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
 
         Examples
         --------
@@ -59,6 +79,16 @@ class ResultPlots:
 
         See :func:`streamreg.results.plots.selection_path_plot`.
 
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure's Axes if None (as in statsmodels).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+
         Examples
         --------
         >>> import streamreg as sr
@@ -76,6 +106,20 @@ class ResultPlots:
         """Refit estimates with their nominal ``1 - alpha`` intervals; returns the Axes.
 
         See :func:`streamreg.results.plots.coefficient_plot` (the intervals ignore the selection).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure's Axes if None (as in statsmodels).
+        alpha : float, default 0.05
+            The intervals are at level ``1 - alpha``.
+        intercept : bool, default False
+            Also plot the intercept.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
 
         Examples
         --------
