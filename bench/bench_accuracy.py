@@ -2,7 +2,7 @@
 
 Issue "Speed of the main path", items 6 and 7.
 
-Item 6 -- paper 000's synthetic problem (n = 100, 4 true features with coefficient 1, noise
+Item 6 -- the synthetic problem of Zhou et al. (2006) (n = 100, 4 true features with coefficient 1, noise
 sd 0.1, independent N(0, 1) features; ``streamreg.datasets.make_synthetic``) at m = 1e6
 candidates (and 1e5).  Peer: a plain numpy greedy forward search with a Bonferroni stop
 (written here): at each step one pass over the candidates scores the partial t statistic of

@@ -1,6 +1,6 @@
 """Speed and accuracy of streamwise selection against peers, side by side in one run.
 
-Paper 000's synthetic problem (n = 100, 4 true features with coefficient 1, noise sd 0.1,
+The synthetic problem of Zhou et al. (2006) (n = 100, 4 true features with coefficient 1, noise sd 0.1,
 independent N(0, 1) features).  Because the features are independent standard normals, the
 out-of-sample MSE of a linear predictor is exact:  sigma^2 + b0^2 + sum_j (beta_j - b_j)^2.
 

@@ -1,6 +1,6 @@
 """Speed of the formula path against the array path on the same data, side by side in one run.
 
-Paper 000's synthetic problem (n = 100, 4 true features with coefficient 1, noise sd 0.1,
+The synthetic problem of Zhou et al. (2006) (n = 100, 4 true features with coefficient 1, noise sd 0.1,
 independent N(0, 1) features) at m = 1e3 .. 1e6 candidate columns:
 ``streamreg("y ~ stream(x*)", df)`` against ``select(y, X)`` on the same values, best of
 ``--repeats`` runs each (one run at m = 1e6).  The selected terms must be the same.
@@ -58,7 +58,7 @@ def main() -> None:
     ms = [1_000, 10_000, 100_000] + ([] if args.skip_1e6 else [1_000_000])
     if args.m:
         ms = [int(float(v)) for v in args.m.split(",")]
-    print(f"paper 000 synthetic problem: n = {args.n}, 4 true features, noise sd 0.1, seed {args.seed}; "
+    print(f"Zhou et al. (2006) synthetic problem: n = {args.n}, 4 true features, noise sd 0.1, seed {args.seed}; "
           "one BLAS thread; column labels " + ("object" if args.object_labels else "as pandas stores them"))
     print(f"{'m':>9}  {'select(y, X) s':>14}  {'formula s':>10}  {'ratio':>6}  {'selected':>8}  same terms  "
           f"{'validate=0.3 s':>14}")

@@ -1,4 +1,4 @@
-"""Issue 4 benchmark: generated feature classes (paper 001, section 4.2 and Table 2).
+"""Issue 4 benchmark: generated feature classes (Dhillon, Foster and Ungar 2010, section 4.2 and Table 2).
 
 Part 1 -- arcene (NIPS 2003; train + valid = 200 rows x 10,000 integer features, labels
 -1/+1).  Feature classes built inside every CV fold from the training rows only, never
@@ -19,7 +19,7 @@ Choices (printed in the header):
   squares are of the standardised columns).  Missing geometry values of the ads data are
   imputed with the training-fold median.
 * Selection uses the least-squares model (``family="gaussian"``, exact partial t-tests) on
-  the 0/1 response: the papers' own p-value is a least-squares one (paper 001, section 2,
+  the 0/1 response: the papers' own p-value is a least-squares one (Dhillon, Foster and Ungar 2010, section 2,
   ``exp(-dRSS / 2 sigma^2)``).  ``--family binomial`` runs the logistic score-test search
   instead; on arcene it is impractically slow (see the report: after a few acceptances the
   logistic fit is quasi-separated and nearly every candidate triggers a refit).
@@ -46,7 +46,7 @@ import pandas as pd
 
 import streamreg as sr
 
-#: paper 001, Table 2, arcene (k = 1000): mean error %, sd, mean #features
+#: Dhillon, Foster and Ungar (2010), Table 2, arcene (k = 1000): mean error %, sd, mean #features
 PAPER = {
     "MSFS (I)": (10.7, 0.8, 5.3),
     "MSFS": (12.9, 0.4, 4.4),
@@ -290,7 +290,7 @@ def main(argv=None):
         args.folds, args.ads_folds, args.clusters = 3, 3, min(args.clusters, 20)
         args.alphas = "0.5"
     args.alphas = [float(a) for a in str(args.alphas).split(",")]
-    out("bench_generated.py -- issue 4 / paper 001 Table 2 protocol")
+    out("bench_generated.py -- issue 4 / Dhillon, Foster and Ungar (2010) Table 2 protocol")
     out(f"command: python {' '.join(sys.argv)}")
     out(f"streamreg {getattr(sr, '__version__', '?')}, numpy {np.__version__}, "
         f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")

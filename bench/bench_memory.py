@@ -1,6 +1,6 @@
 """Peak memory of a long lazy stream with history="full" against history="none".
 
-Paper 000's synthetic problem as a lazy stream (n = 100, 4 true features first, then
+The synthetic problem of Zhou et al. (2006) as a lazy stream (n = 100, 4 true features first, then
 noise candidates, never stored): ``select(y, stream, max_tests=N, history=...)`` for N
 from 2e5 to 2e6 tests, with the stream given as blocks (``SyntheticStream``) and as a
 generator of ``(name, column)`` pairs (``iter(SyntheticStream)``).  A generator's block of

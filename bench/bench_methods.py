@@ -1,4 +1,4 @@
-"""Paper 000, Tables 4-6 protocol: streamwise vs stepwise AIC/BIC/RIC vs alpha-investing.
+"""Zhou et al. (2006), Tables 4-6 protocol: streamwise vs stepwise AIC/BIC/RIC vs alpha-investing.
 
 n = 100 observations, 4 beneficial features (coefficient 1), noise sd 0.1
 (``streamreg.datasets.make_synthetic``).  Scenarios:
@@ -48,7 +48,7 @@ METHODS = [
     ("stepwise RIC", "stepwise-ric", {}),
 ]
 
-#: paper 000: Table 4 (m = 1,000; features and error) and Table 5 (RIC, alpha-investing)
+#: Zhou et al. (2006): Table 4 (m = 1,000; features and error) and Table 5 (RIC, alpha-investing)
 PAPER = {
     ("streamwise AIC", 1000): (100, None, 6.13),
     ("streamwise BIC", 1000): (90, None, 1.91),
@@ -150,7 +150,7 @@ TITLES = {
 
 
 def report(out: dict, scenarios: list[tuple[int, str]], runs: int) -> None:
-    print(f"paper 000 Tables 4-6 protocol: n={N}, {K} true features, noise sd {NOISE}, {runs} runs; "
+    print(f"Zhou et al. (2006) Tables 4-6 protocol: n={N}, {K} true features, noise sd {NOISE}, {runs} runs; "
           f"error = test MSE on {N_TEST} fresh rows")
     for m, placement in scenarios:
         print(f"\nm = {m:,}: {TITLES[placement]}")

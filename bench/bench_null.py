@@ -25,7 +25,7 @@ E[V - sum_i alpha_i] = 0 exactly when every null p-value is Uniform(0, 1) given 
 Rows "pure policy (U(0,1) p)" apply the same wealth rule (``streamreg.policies.AlphaInvesting``
 through its plan/record interface) to m i.i.d. Uniform(0, 1) p-values: the wealth rule's own
 behaviour, free of any test calibration.  They are checked against a plain transcription of
-paper 000 Fig. 4.
+Zhou et al. (2006) Fig. 4.
 
 Usage:  python bench/bench_null.py [--n 200] [--m 200,1000] [--runs 1000] [--seed 0]
                                   [--lr-runs 200] [--lr-m 200]
@@ -106,7 +106,7 @@ def run_streams(family: str, test: str | None, w: float, n: int, m: int, runs: i
 
 
 def plain_alpha_investing(p: np.ndarray, w0: float, alpha_delta: float) -> int:
-    """Paper 000 Fig. 4, line by line (as tests/naive.py): the number of acceptances."""
+    """Zhou et al. (2006) Fig. 4, line by line (as tests/naive.py): the number of acceptances."""
     w, v = w0, 0
     for i, pi in enumerate(p, start=1):
         a = w / (2 * i)

@@ -1,6 +1,6 @@
-"""Paper 003 (Wang and Luan, BP-SFS), Tables 3-6 protocol on the papers' data (``streamreg.datasets``).
+"""Wang and Luan (2019), BP-SFS: the Tables 3-6 protocol on the papers' data (``streamreg.datasets``).
 
-Protocol (paper 003, section IV.A, as far as the OCR-damaged text is legible): each data set
+Protocol (Wang and Luan 2019, section IV.A, as far as the OCR-damaged text is legible): each data set
 is split at random into 60 % training and 40 % test rows, 20 times.  Features are
 standardised with the training rows' mean and sd, the selection runs on the training rows,
 and a k-NN classifier (scikit-learn ``KNeighborsClassifier``) built on the training rows with
@@ -148,7 +148,7 @@ def peer_l1_cv(ytr, ztr, args) -> list[int]:
     return [int(j) for j in np.flatnonzero(clf.coef_[0])]
 
 
-#: paper 003 values (acc, #selected) where legible; see the notes printed with the tables.
+#: Wang and Luan (2019) values (acc, #selected) where legible; see the notes printed with the tables.
 #: BP-SFS accuracies: Table 7 (its BP-SFS column; most Table 3/4 BP-SFS cells are garbled,
 #: the legible ones -- Lung, and the Prostate/WDBC fragments -- agree with Table 7).
 PAPER_ACC = {
@@ -352,7 +352,7 @@ def main(argv=None):
             fh.flush()
 
         t_all = time.perf_counter()
-        out(f"paper 003 protocol: {' '.join(sys.argv)}")
+        out(f"Wang and Luan (2019) protocol: {' '.join(sys.argv)}")
         out(f"streamreg {getattr(sr, '__version__', '?')}, numpy {np.__version__}, OPENBLAS_NUM_THREADS=1; "
             f"60/40 random splits (seed {args.seed}), features standardised on the training rows, "
             f"{K_NN}-NN (k not legible in the paper; 3 in the LOFS examples), family='binomial' except the paper's "

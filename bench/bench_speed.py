@@ -1,6 +1,6 @@
 """Speed of the main path against plain numpy, side by side in one run (issue "Speed of the main path").
 
-Paper 000's synthetic problem (n = 100, 4 true features with coefficient 1, noise sd 0.1,
+The synthetic problem of Zhou et al. (2006) (n = 100, 4 true features with coefficient 1, noise sd 0.1,
 independent N(0, 1) features), one BLAS thread.  Each table prints streamreg's time, the
 peer's time measured in the same process a moment before or after, and their ratio:
 

@@ -121,9 +121,9 @@ def streamreg(
         A tqdm progress bar on stderr (tests, selected terms, wealth): ``True`` redraws it at
         most ten times a second, an integer every ``verbose`` tests.
     multistream : bool, default True
-        True: each stream (feature class) has its own wealth (paper 001, Alg. 2).
+        True: each stream (feature class) has its own wealth (Dhillon, Foster and Ungar 2010, Alg. 2).
         False: one stream over all classes, smallest class first and dynamic ones
-        (interactions) last -- paper 001's single-stream SFS baseline.
+        (interactions) last -- the single-stream SFS baseline of Dhillon, Foster and Ungar (2010).
     passes : int, optional
         Re-offer rejected candidates in up to ``passes - 1`` further passes; every
         re-test is charged and the history's ``pass`` column records it.  Default: 3 with

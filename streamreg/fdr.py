@@ -2,7 +2,7 @@
 
 :func:`online_fdr` runs any of the package's p-value rules (LORD++, LOND, SAFFRON, ADDIS,
 alpha-spending, onlineFDR's alpha-investing, and the alpha-investing rules of Foster and
-Stine and of paper 000) over p-values that arrive in the given order, and returns
+Stine and of Zhou et al. (2006)) over p-values that arrive in the given order, and returns
 onlineFDR's ``pval, alphai, R`` table.  It drives the very policy objects the streamwise
 search uses, through the same plan/record protocol, so the levels are those of a search
 whose tests had these p-values.
@@ -43,7 +43,7 @@ def online_fdr(pvalues: ArrayLike | pd.Series | pd.DataFrame, method: str | Poli
     method : str or Policy, default "lord++"
         ``"lord++"`` (alias ``"lord"``), ``"lond"``, ``"saffron"``, ``"addis"``,
         ``"alpha-spending"``, ``"alpha-investing-fdr"`` (onlineFDR's ``Alpha_investing``),
-        ``"alpha-investing"`` (paper 000) or ``"foster-stine"`` (Foster and Stine 2008),
+        ``"alpha-investing"`` (Zhou et al. 2006) or ``"foster-stine"`` (Foster and Stine 2008),
         or a policy instance.  Streamwise AIC/BIC/RIC and information-investing decide on
         likelihood-ratio statistics, not p-values, and are refused.
     alpha : float, optional
@@ -61,7 +61,7 @@ def online_fdr(pvalues: ArrayLike | pd.Series | pd.DataFrame, method: str | Poli
     -------
     DataFrame
         onlineFDR's columns ``pval``, ``alphai`` (the test's level) and ``R`` (1 where
-        ``pval <= alphai``, 0 elsewhere; paper 000's alpha-investing rejects when
+        ``pval <= alphai``, 0 elsewhere; the alpha-investing of Zhou et al. (2006) rejects when
         ``pval < alphai``), with the index of a Series or DataFrame input.
 
     Notes

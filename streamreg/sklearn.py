@@ -77,7 +77,7 @@ class StreamwiseSelector(SelectorMixin, BaseEstimator):
 
     Attributes
     ----------
-    support_ : ndarray of bool, shape (n_features_in_,)
+    support_ : ndarray of bool, one per input column
         Which input columns were selected.
     selected_ : list of str
         The selected columns' names (``feature_names_in_`` or ``x0, x1, ...``), in the

@@ -28,7 +28,7 @@ def is_collinear(x: np.ndarray, c: np.ndarray, tol: float = 1e-10) -> bool:
 
 
 def naive_alpha_investing(y, fixed, candidates, *, w0=0.5, alpha_delta=0.5, family=None, test="t"):
-    """Paper 000 Fig. 4 with a statsmodels refit per candidate.
+    """Zhou et al. (2006) Fig. 4 with a statsmodels refit per candidate.
 
     Returns (selected indices, list of (p, level, accepted) per tested candidate).
     """
@@ -71,7 +71,7 @@ def naive_alpha_investing(y, fixed, candidates, *, w0=0.5, alpha_delta=0.5, fami
 
 
 def naive_multistream(y, fixed, streams, *, w0=0.5, alpha_delta=0.5):
-    """Paper 001 Alg. 2 transcribed directly (Gaussian partial t-tests)."""
+    """Dhillon, Foster and Ungar (2010) Alg. 2 transcribed directly (Gaussian partial t-tests)."""
     k = len(streams)
     w = [w0 / k] * k
     i = [1] * k
@@ -164,7 +164,7 @@ def naive_foster_stine(p, w0, omega):
 
 
 def naive_information_investing(y, fixed, candidates, *, w0=0.5, w_delta=0.5, coef_bits=0.0, charge_bid=False):
-    """Paper 000 Fig. 2 line by line, t statistics from statsmodels OLS refits.
+    """Zhou et al. (2006) Fig. 2 line by line, t statistics from statsmodels OLS refits.
 
     Returns (accepted indices, rows of (bits_saved, bits_needed, wealth after)).
     """

@@ -1,4 +1,4 @@
-"""The command line (the README's main job), bundled data and the paper 000 simulator."""
+"""The command line (the README's main job), bundled data and the simulator of Zhou et al. (2006)."""
 import gzip
 import hashlib
 import re

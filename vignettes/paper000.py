@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Paper 000: streamwise feature selection (Zhou, Foster, Stine and Ungar, JMLR 2006)
+# # Streamwise feature selection (Zhou, Foster, Stine and Ungar, JMLR 2006)
 #
 # The paper introduces alpha-investing and information-investing and compares them, on a
 # simulated regression, with AIC, BIC and RIC applied streamwise (each candidate tested

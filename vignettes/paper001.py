@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Paper 001: feature selection using multiple streams (Dhillon, Foster and Ungar, AISTATS 2010)
+# # Feature selection using multiple streams (Dhillon, Foster and Ungar, AISTATS 2010)
 #
 # The paper splits the candidates into classes, gives each class its own stream and
 # wealth (`w0 / k` each), and always tests the next candidate of the stream with the most
@@ -57,8 +57,8 @@ t_start = time.perf_counter()
 #   similar magnitudes -- the paper does not say), the top 50 principal components, and
 #   the squares: k + 2 streams, all built inside each fold from the training rows only.
 # * **Test and classifier.** The paper's model is least squares on the 0/1 response; its
-#   p-value is `exp(-dRSS / 2 sigma^2)`.  We use the exact partial t-test (statistics.md,
-#   section 4) and classify by the least-squares fit of the selected terms at 0.5.
+#   p-value is `exp(-dRSS / 2 sigma^2)`.  We use the exact partial t-test (the user guide's
+#   families-and-tests page) and classify by the least-squares fit of the selected terms at 0.5.
 # * **Passes.** The paper makes 10 passes over the streams; we make one here (a re-offered
 #   candidate is charged again, and on arcene the extra passes only spend wealth; see the
 #   stated-protocol section).

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Paper 002: online and offline feature screening (M. Wang, FSU thesis 2021)
+# # Online and offline feature screening (M. Wang, FSU thesis 2021)
 #
 # The thesis has three parts, and so has this vignette.
 #
@@ -697,7 +697,7 @@ print("M_e for e = 1, 2, 5, 10, 25, 49, 50:", sched[[0, 1, 4, 9, 24, 48, 49]].to
 # and `sr.compare` as alpha-investing's.
 
 # %% [markdown]
-# A regression with a known truth: paper 000's design (n = 100 rows, p = 1,000 independent
+# A regression with a known truth: the design of Zhou et al. (2006) (n = 100 rows, p = 1,000 independent
 # N(0, 1) candidates, four of them with coefficient 1, noise variance 0.1), 20 repetitions
 # (quick: 3).  FSA is told `k = 4`, the true number, which flatters it; alpha-investing
 # (`w0 = alpha_delta = 0.05`) must find the number itself, once in the given column order and

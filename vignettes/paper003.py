@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Paper 003: Bayesian penalised streaming feature selection (Wang and Luan)
+# # Bayesian penalised streaming feature selection (Wang and Luan, IEEE Access 2019)
 #
 # BP-SFS streams features through two rules: **rule 1** drops a feature whose correlation
 # with the response is below `c`; **rule 2** is grafting's gradient test `|dL/dw_j| > lambda`,

@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Paper 004: online feature selection using grafting (Perkins and Theiler, ICML 2003)
+# # Online feature selection using grafting (Perkins and Theiler, ICML 2003)
 #
 # Grafting grows an L1-penalised model as features arrive.  The criterion is the mean
 # binomial negative log-likelihood plus `lambda * sum|w|` on standardised features, with an

@@ -1,24 +1,40 @@
 """Download the larger data sets on first use, check them against sha256, and cache them.
 
 The cache holds one folder per set with the files under their published names, the same
-layout as a mirror: ``<data_home>/<name>/<file>``.  Every read checks the checksum again
-(the files are decompressed anyway), so a damaged cache is reported rather than parsed.
-Only the standard library downloads (``urllib``); ``file://`` URLs and plain folder paths
-work as mirrors too.
+layout as a mirror: ``<data_home>/<name>/<file>``.  pooch does the transfer: one
+:func:`pooch.create` registry per set, whose keys are those ``<name>/<file>`` paths, so a
+mirror (``STREAMREG_DATA_URL``) is its base URL and the public sources its per-file URLs.
+A file arrives in a temporary file of the cache folder and is moved into place only when
+complete and checked, so the cache never holds a partial file.  platformdirs names the
+platform's user cache folder.
+
+Two checks, because the catalogue records a ``.gz`` file's sha256 of its *uncompressed
+content* (a copy gzipped anew, e.g. from the original uncompressed files, is the same
+data and is accepted): pooch checks the known hash of every other file (``.RData``,
+``.csv``) as it downloads it; a ``.gz`` file, whose bytes pooch would have to know, is
+checked here right after the download (and discarded when it fails).  Every read checks
+the checksum again (the files are decompressed anyway), so a damaged cache is reported
+rather than parsed.  pooch has no downloader for ``file://`` URLs and plain folder paths,
+which work as mirrors too; a small one copies those.
 """
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
-import http.client
 import logging
 import os
 import shutil
-import sys
-import urllib.error
+import urllib.parse
 import urllib.request
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+import platformdirs
+import pooch
+import requests
 
 from .catalogue import FileSpec, SetInfo, info
 
@@ -81,17 +97,22 @@ class DownloadError(DatasetError):
     """
 
 
-def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
+def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
     """The cache folder of fetched data sets.
 
     Parameters
     ----------
     data_home : path, optional
         Used as given (``~`` expanded).  Default: the environment variable
-        ``STREAMREG_DATA``, else the user cache folder of the platform --
+        ``STREAMREG_DATA``, else the platform's user cache folder (platformdirs) --
         ``$XDG_CACHE_HOME/streamreg`` or ``~/.cache/streamreg`` on Linux,
         ``~/Library/Caches/streamreg`` on macOS, ``%LOCALAPPDATA%\\streamreg\\Cache`` on
         Windows.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (not created here).
 
     Examples
     --------
@@ -103,16 +124,27 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
         return Path(data_home).expanduser()
     if os.environ.get(ENV_HOME):
         return Path(os.environ[ENV_HOME]).expanduser()
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(base) / "streamreg" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "streamreg"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "streamreg"
+    # appauthor=False: no vendor folder on Windows (pooch.os_cache would add one)
+    return Path(platformdirs.user_cache_dir("streamreg", appauthor=False))
 
 
 def mirror_url() -> str | None:
-    """``STREAMREG_DATA_URL`` as a base URL ending in ``/`` (a folder path becomes ``file://``)."""
+    """``STREAMREG_DATA_URL`` as a base URL ending in ``/`` (a folder path becomes ``file://``).
+
+    Returns
+    -------
+    str or None
+        None when the variable is unset or empty.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> from streamreg.datasets.fetch import mirror_url
+    >>> with mock.patch.dict(os.environ, {"STREAMREG_DATA_URL": "https://example.org/data"}):
+    ...     mirror_url()
+    'https://example.org/data/'
+    """
     url = os.environ.get(ENV_URL, "").strip()
     if not url:
         return None
@@ -122,7 +154,33 @@ def mirror_url() -> str | None:
 
 
 def checked(raw: bytes, spec: FileSpec, origin: str, *, remedy: str) -> bytes:
-    """The file's content (gunzipped for ``.gz``) if its sha256 is the published one."""
+    """The file's content (gunzipped for ``.gz``) if its sha256 is the published one.
+
+    Parameters
+    ----------
+    raw : bytes
+        The file as stored.
+    spec : FileSpec
+        Its catalogue entry (the sha256 of the uncompressed content for ``.gz`` names).
+    origin : str
+        Where the bytes came from, for the error message.
+    remedy : str
+        What the user can do, for the error message.
+
+    Returns
+    -------
+    bytes
+        The content, decompressed for ``.gz`` names.
+
+    Raises
+    ------
+    ChecksumError
+        When the sha256 differs, or a ``.gz`` file is not valid gzip.
+
+    Examples
+    --------
+    See :class:`ChecksumError`.
+    """
     content = raw
     if spec.name.endswith(".gz"):
         try:
@@ -144,38 +202,95 @@ def _variant_in(folder: Path, info: SetInfo) -> tuple[FileSpec, ...] | None:
 
 
 def _missing_hint(info: SetInfo, folder: Path) -> str:
-    mirror = ", ".join(f.name for f in info.files if not f.optional)
-    hint = f"put the files {mirror} into {folder}"
+    """Where to put which files by hand, their checksums, and the variables that redirect."""
+    needed = [f for f in info.files if not f.optional]
+    hint = f"put the files {', '.join(f.name for f in needed)} into {folder}"
     if info.upstream:
         hint += " (or the upstream form: " + ", ".join(f"{f.name} from {f.url}" for f in info.upstream) + ")"
+    sums = ", ".join(f"{f.name} {f.sha256}" for f in needed)
     return (f"{hint}, or set {ENV_URL} to a mirror holding {info.name}/<file>; {ENV_HOME} or data_home= "
-            "chooses the cache folder")
+            f"chooses the cache folder. Expected sha256 (of the uncompressed content for .gz files): {sums}")
 
 
 class _Unavailable(Exception):
     """The source did not deliver the file (no network, no such file, ...)."""
 
 
-def _download(url: str, dest: Path, spec: FileSpec, info: SetInfo) -> None:
-    part = dest.with_name(f"{dest.name}.part{os.getpid()}")
-    log.info("downloading %s", url)
-    request = urllib.request.Request(url, headers={"User-Agent": "streamreg (python urllib)"})
+def _reason(exc: requests.RequestException) -> str:
+    """A one-line reason for a failed request: the status, else the innermost cause."""
+    if isinstance(exc, requests.HTTPError) and exc.response is not None:
+        return f"HTTP {exc.response.status_code} {exc.response.reason}"
+    cause: Any = exc
+    while cause.args and isinstance(cause.args[0], BaseException):  # requests wraps urllib3's errors
+        cause = cause.args[0]
+    cause = getattr(cause, "reason", cause)  # urllib3's MaxRetryError keeps the socket error here
+    text = str(cause)
+    # urllib3 prefixes the connection object's repr: "<...HTTPConnection object at 0x..>: reason"
+    return text.split(">: ", 1)[-1] if text.startswith("<") else f"{type(cause).__name__}: {text}"
+
+
+class _Transfer:
+    """A pooch downloader: requests for http(s), a copy for ``file://``; failures as :class:`_Unavailable`.
+
+    It keeps the sha256 of the bytes it wrote, for the message when pooch finds them wrong.
+    """
+
+    def __init__(self) -> None:
+        self.http = pooch.HTTPDownloader(timeout=TIMEOUT, headers={"User-Agent": "streamreg (pooch)"})
+        self.digest = ""
+
+    def __call__(self, url: str, output_file: str, store: Any) -> None:
+        parts = urllib.parse.urlsplit(url)
+        try:
+            if parts.scheme == "file":
+                shutil.copyfile(urllib.request.url2pathname(parts.path), output_file)
+            else:
+                self.http(url, output_file, store)
+        except requests.RequestException as exc:
+            raise _Unavailable(_reason(exc)) from None
+        except OSError as exc:  # a local mirror without the file
+            raise _Unavailable(f"{type(exc).__name__}: {exc.strerror or exc}") from None
+        self.digest = hashlib.sha256(Path(output_file).read_bytes()).hexdigest()
+
+
+@contextlib.contextmanager
+def _quiet_pooch() -> Iterator[None]:
+    """pooch announces every download on stderr; streamreg logs it instead (shown when asked)."""
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)
     try:
-        with open(part, "wb") as fh:
-            try:
-                with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
-                    shutil.copyfileobj(response, fh)
-            except urllib.error.HTTPError as exc:
-                raise _Unavailable(f"HTTP {exc.code} {exc.reason}") from None
-            except urllib.error.URLError as exc:
-                raise _Unavailable(str(exc.reason)) from None
-            except (http.client.HTTPException, TimeoutError, ConnectionError) as exc:
-                raise _Unavailable(f"{type(exc).__name__}: {exc}") from None
-        checked(part.read_bytes(), spec, f"{info.name}/{spec.name} downloaded from {url}",
-                remedy="the download was discarded (the transfer was damaged or the source changed); try again")
-        os.replace(part, dest)  # atomic: a file in the cache is always complete and checked
+        yield
     finally:
-        part.unlink(missing_ok=True)
+        logger.setLevel(level)
+
+
+def _registry(info: SetInfo, home: Path, variant: tuple[FileSpec, ...], base: str | None) -> Any:
+    """The set's pooch: keys ``<name>/<file>``, the known hash of each file pooch can check."""
+    keys = {spec.name: f"{info.name}/{spec.name}" for spec in variant}
+    return pooch.create(
+        path=home, base_url=base or "",
+        registry={keys[s.name]: None if s.name.endswith(".gz") else f"sha256:{s.sha256}" for s in variant},
+        urls={} if base else {keys[s.name]: s.url for s in variant})
+
+
+def _download(store: Any, spec: FileSpec, info: SetInfo, url: str, dest: Path) -> None:
+    transfer = _Transfer()
+    origin = f"{info.name}/{spec.name} downloaded from {url}"
+    remedy = "the download was discarded (the transfer was damaged or the source changed); try again"
+    log.info("downloading %s", url)
+    try:
+        with _quiet_pooch():
+            store.fetch(f"{info.name}/{spec.name}", downloader=transfer)
+    except ValueError:  # pooch's known-hash check failed; it deleted the file
+        raise ChecksumError(f"checksum mismatch: {origin} has sha256 {transfer.digest}, expected {spec.sha256}; "
+                            f"{remedy}") from None
+    if spec.name.endswith(".gz"):  # the content's checksum, which pooch cannot know
+        try:
+            checked(dest.read_bytes(), spec, origin, remedy=remedy)
+        except ChecksumError:
+            dest.unlink(missing_ok=True)
+            raise
 
 
 def ensure(info: SetInfo, home: Path, *, retry_optional: bool = False) -> tuple[Path, tuple[FileSpec, ...]]:
@@ -183,6 +298,37 @@ def ensure(info: SetInfo, home: Path, *, retry_optional: bool = False) -> tuple[
 
     Optional files (gisette's training data, absent from some copies) are tried on the
     first download, or again with ``retry_optional=True``; their absence is not an error.
+
+    Parameters
+    ----------
+    info : SetInfo
+        The set's catalogue entry.
+    home : pathlib.Path
+        The cache folder (see :func:`get_data_home`).
+    retry_optional : bool, default False
+        Try the optional files again even when the set is already cached.
+
+    Returns
+    -------
+    folder : pathlib.Path
+        ``home / info.name``.
+    variant : tuple of FileSpec
+        The files the folder holds: the mirror's form or the upstream one.
+
+    Raises
+    ------
+    DownloadError, ChecksumError
+        When a required file cannot be downloaded, or does not have its checksum.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from streamreg.datasets.catalogue import info
+    >>> from streamreg.datasets.fetch import ensure
+    >>> folder, files = ensure(info("madelon"), Path(tempfile.mkdtemp()))  # doctest: +SKIP
+    >>> [f.name for f in files]  # doctest: +SKIP
+    ['madelon_train.data.gz', 'madelon_train.labels.gz', 'madelon_valid.data.gz', 'madelon_valid.labels.gz']
     """
     folder = home / info.name
     variant = _variant_in(folder, info)
@@ -197,13 +343,14 @@ def ensure(info: SetInfo, home: Path, *, retry_optional: bool = False) -> tuple[
     except OSError as exc:
         raise DownloadError(f"cannot create the cache folder {folder} ({exc}); set {ENV_HOME} or pass data_home= "
                             "to use another folder") from None
+    store = _registry(info, home, variant, base)
     for spec in variant:
         dest = folder / spec.name
         if dest.exists() or (not first and not spec.optional):
             continue
         url = f"{base}{info.name}/{spec.name}" if base else spec.url
         try:
-            _download(url, dest, spec, info)
+            _download(store, spec, info, url, dest)
         except (_Unavailable, ChecksumError) as exc:
             if spec.optional:  # e.g. gisette's training data: the set is usable without it
                 log.warning("optional file %s of %r not used: %s", spec.name, info.name, exc)
@@ -216,7 +363,38 @@ def ensure(info: SetInfo, home: Path, *, retry_optional: bool = False) -> tuple[
 
 
 def read_files(info: SetInfo, folder: Path, variant: tuple[FileSpec, ...]) -> dict[str, bytes]:
-    """The verified contents of the cached files (optional ones only when present)."""
+    """The verified contents of the cached files (optional ones only when present).
+
+    Parameters
+    ----------
+    info : SetInfo
+        The set's catalogue entry.
+    folder : pathlib.Path
+        The set's cache folder.
+    variant : tuple of FileSpec
+        The files to read (from :func:`ensure`).
+
+    Returns
+    -------
+    dict of str to bytes
+        File name -> content, decompressed for ``.gz`` names.
+
+    Raises
+    ------
+    DownloadError
+        When a required file is missing.
+    ChecksumError
+        When a file does not have its published checksum.
+
+    Examples
+    --------
+    >>> from streamreg.datasets.catalogue import info
+    >>> from streamreg.datasets.fetch import ensure, get_data_home, read_files
+    >>> entry = info("madelon")
+    >>> files = read_files(entry, *ensure(entry, get_data_home()))  # doctest: +SKIP
+    >>> sorted(files)[0]  # doctest: +SKIP
+    'madelon_train.data.gz'
+    """
     out = {}
     for spec in variant:
         path = folder / spec.name
@@ -229,7 +407,7 @@ def read_files(info: SetInfo, folder: Path, variant: tuple[FileSpec, ...]) -> di
     return out
 
 
-def download(name: str, *, data_home: str | os.PathLike | None = None) -> Path:
+def download(name: str, *, data_home: str | os.PathLike[str] | None = None) -> Path:
     """Download a fetched data set into the cache now (also retrying its optional files).
 
     Parameters

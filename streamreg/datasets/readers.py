@@ -19,7 +19,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .catalogue import SetInfo
-from .rdata import as_pandas, read_rdata
+from .rdata import read_rdata
 
 
 @dataclass
@@ -144,7 +144,9 @@ def read_gene(info: SetInfo, files: dict[str, bytes]) -> Parsed:
         label = x.pop("class").astype(str)
     else:  # upstream .RData: list(x = matrix or data frame, y = factor)
         stem = name.removesuffix(".RData")
-        obj = as_pandas(read_rdata(content)[stem])
+        obj = read_rdata(content).get(stem)
+        if not (isinstance(obj, dict) and isinstance(obj.get("x"), pd.DataFrame) and "y" in obj):
+            raise ValueError(f"{name} holds no list(x = <data frame or matrix>, y = <factor>) named {stem!r}")
         x, label = obj["x"], pd.Series(np.asarray(obj["y"], dtype=object).astype(str))
     x = x.astype(np.float64)
     x.columns = [str(c) for c in x.columns]

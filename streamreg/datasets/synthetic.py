@@ -1,4 +1,4 @@
-"""The synthetic problem of paper 000, section 6.1, eager or as a lazy stream.
+"""The synthetic problem of Zhou et al. (2006), section 6.1, eager or as a lazy stream.
 
 n observations of m independent N(0, 1) features; y is the sum of k of them (coefficient
 ``coef``) plus N(0, noise^2).  The true features sit at random positions, first or last.
@@ -41,7 +41,18 @@ def _block(n: int, b: int, seed: int | None, m: int) -> np.ndarray:
 
 
 class SyntheticStream(Stream):
-    """Lazy stream of the m candidate columns ``x1 .. xm``, generated block by block.
+    """Lazy stream of the m candidate columns ``x1``, ..., ``xm``, generated block by block.
+
+    Parameters
+    ----------
+    n : int
+        Rows.
+    m : int
+        Candidate columns.
+    seed : int or None
+        The seed of :func:`make_synthetic`: the same seed gives the same columns.
+    name : str, default "x"
+        The stream's name in the history.
 
     Examples
     --------
@@ -64,6 +75,18 @@ class SyntheticStream(Stream):
         self._cache: tuple[int, np.ndarray] | None = None
 
     def column_block(self, b: int) -> np.ndarray:
+        """The values of the ``b``-th block of columns, generated once and kept until the next block.
+
+        Parameters
+        ----------
+        b : int
+            Block index (blocks of the generator's fixed width).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``n`` rows, one column per candidate of the block.
+        """
         if self._cache is None or self._cache[0] != b:
             self._cache = (b, _block(self.n, b, self.seed, self.m))
         return self._cache[1]
@@ -100,7 +123,7 @@ class Synthetic:
 
 def make_synthetic(n: int = 100, m: int = 1000, k: int = 4, *, noise: float = 0.1, coef: float = 1.0,
                    positions: str = "random", seed: int | None = None, lazy: bool = False) -> Synthetic:
-    """Simulate paper 000's section 6.1 problem.
+    """Simulate the problem of Zhou et al. (2006), section 6.1.
 
     Parameters
     ----------

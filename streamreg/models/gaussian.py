@@ -44,7 +44,7 @@ class GaussianState:
     test : {"t", "paper"}
         ``"t"``: exact partial t-test (F for multi-column terms).  ``"paper"``: the
         p-value ``exp(-dRSS / (2 RSS0 / n))`` used by the authors' released code for
-        paper 000; it reproduces their tables but is anti-conservative when k/n is large.
+        Zhou et al. (2006); it reproduces their tables but is anti-conservative when k/n is large.
     weights : ObservationWeights, optional
         Offset and prior weights (statsmodels' meanings): the fit is the weighted least
         squares of ``y - offset`` with weights ``freq_weights * var_weights``, whose rows are

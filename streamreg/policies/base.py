@@ -50,6 +50,18 @@ class Plan:
     the rule's attributes when called.  ``prefix``: the schedule's first values, if the
     rule computed them to decide.
 
+    Parameters
+    ----------
+    accept : numpy.ndarray of bool
+        Where each test would be accepted, the earlier ones of the block rejected.
+    level, wealth : numpy.ndarray, optional
+        The level of each test and the wealth after it under rejection; give both, or
+        ``schedule``.
+    schedule : callable, optional
+        ``schedule(n)`` returns the first ``n`` levels and wealths as new arrays.
+    prefix : tuple of numpy.ndarray, optional
+        The schedule's first levels and wealths, when the rule computed them to decide.
+
     Examples
     --------
     >>> import numpy as np
@@ -97,7 +109,18 @@ class Plan:
         return self._arrays()[1]
 
     def head(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """Levels and wealths of the first ``n`` tests, as new arrays."""
+        """Levels and wealths of the first ``n`` tests, as new arrays.
+
+        Parameters
+        ----------
+        n : int
+            How many tests.
+
+        Returns
+        -------
+        level, wealth : numpy.ndarray
+            The first ``n`` levels and the wealth after each.
+        """
         if self._level is None and self._schedule is not None:
             if self._prefix is not None and len(self._prefix[0]) >= n:
                 return self._prefix[0][:n].copy(), self._prefix[1][:n].copy()
@@ -106,8 +129,18 @@ class Plan:
         return level[:n].copy(), wealth[:n].copy()
 
     def head_later(self, n: int) -> Callable[[], tuple[np.ndarray, np.ndarray]] | None:
-        """:meth:`head` ``(n)`` as a function to call later, when the plan has a schedule;
-        None when it holds arrays (take :meth:`head` now)."""
+        """:meth:`head` ``(n)`` as a function to call later, when the plan has a schedule.
+
+        Parameters
+        ----------
+        n : int
+            How many tests.
+
+        Returns
+        -------
+        callable or None
+            The deferred :meth:`head`; None when the plan holds arrays (take :meth:`head` now).
+        """
         if self._level is None and self._schedule is not None:
             return partial(self._schedule, n)
         return None
@@ -190,12 +223,21 @@ class Policy(ABC):
               horizon: int | None = None) -> None:
         """Reset the state before a search.
 
-        ``share`` is the fraction of the initial wealth given to this instance (a
-        multi-stream search gives each of k streams ``1/k``); ``n_obs`` and
-        ``n_candidates`` (None when the stream may be infinite) serve rules that need
-        them, e.g. BIC or RIC penalties.  ``horizon`` (kept as ``stream_horizon``) bounds the number of tests this
-        instance will see (every pass of the stream, at most ``max_tests``); it defaults to
-        ``n_candidates``, and rules with ``spending="uniform"`` spread their wealth over it.
+        Parameters
+        ----------
+        n_obs : int
+            Rows of the data (serves rules that need it, e.g. the BIC penalty).
+        share : float, default 1.0
+            The fraction of the initial wealth given to this instance: a multi-stream
+            search gives each of k streams ``1/k``.
+        n_candidates : int, optional
+            Candidates of the stream; None when the stream may be infinite (serves rules
+            that need it, e.g. the RIC penalty).
+        horizon : int, optional
+            Bound on the number of tests this instance will see (every pass of the stream,
+            at most ``max_tests``), kept as ``stream_horizon``; it defaults to
+            ``n_candidates``, and rules with ``spending="uniform"`` spread their wealth
+            over it.
         """
         self.n_obs = n_obs
         self.share = share
@@ -215,9 +257,15 @@ class Policy(ABC):
         return float("nan")
 
     def priority(self) -> float:
-        """How much this stream deserves the next test (paper 001, Alg. 2: ``w / i``).
+        """How much this stream deserves the next test (Dhillon, Foster and Ungar 2010, Alg. 2: ``w / i``).
 
         Rules without a wealth share tests evenly: fewest tests first.
+
+        Returns
+        -------
+        float
+            The wealth over the number of the next test; minus the tests done for rules
+            without a wealth.
         """
         w = self.wealth
         if np.isnan(w):
@@ -225,7 +273,19 @@ class Policy(ABC):
         return w / (self.n_tested + 1)
 
     def run_priorities(self, plan: Plan) -> np.ndarray:
-        """Priority before tests 1, 2, ... of a planned block, all earlier ones rejected."""
+        """Priority before tests 1, 2, ... of a planned block, all earlier ones rejected.
+
+        Parameters
+        ----------
+        plan : Plan
+            What this rule planned for the block (:meth:`plan`).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``len(plan.wealth) - 1`` priorities, as :meth:`priority` would give them after
+            each of the block's tests but the last, had all been rejected.
+        """
         t = np.arange(1, len(plan.wealth), dtype=float)
         w = plan.wealth[:-1]
         if np.isnan(self.wealth):
@@ -234,17 +294,42 @@ class Policy(ABC):
 
     @abstractmethod
     def plan(self, outcomes: TestOutcomes) -> Plan:
-        """Decisions over ``outcomes`` in order, assuming none is accepted."""
+        """Decisions over ``outcomes`` in order, assuming none is accepted.
+
+        Parameters
+        ----------
+        outcomes : TestOutcomes
+            The block's candidate tests in order (p-values, statistics, degrees of freedom).
+
+        Returns
+        -------
+        Plan
+            Where each test would be accepted, given that the earlier ones of the block
+            were rejected, with the levels and the wealth under rejection.
+        """
 
     @abstractmethod
     def record(self, outcomes: TestOutcomes, n: int, last_accepted: bool) -> None:
         """Advance the state over the first ``n`` of ``outcomes``.
 
-        All of them were rejected except, when ``last_accepted``, the ``n``-th.
+        Parameters
+        ----------
+        outcomes : TestOutcomes
+            The block that was planned (:meth:`plan`).
+        n : int
+            How many of its tests the search acted on.
+        last_accepted : bool
+            Whether the ``n``-th was accepted; all the others were rejected.
         """
 
     def spawn(self) -> Policy:
-        """A fresh, unstarted copy with the same parameters (one per stream)."""
+        """A fresh, unstarted copy with the same parameters (one per stream).
+
+        Returns
+        -------
+        Policy
+            A new instance of the same class.
+        """
         return type(self)(**self.parameters())
 
     @abstractmethod
@@ -281,6 +366,16 @@ class Policy(ABC):
         """The history as this rule explains its decisions (default: unchanged).
 
         A rule whose comparison is not ``pvalue < level`` adds the columns it compares.
+
+        Parameters
+        ----------
+        history : pandas.DataFrame
+            The search's history (one row per candidate examined); not modified.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The history, with the rule's own columns when it has any.
         """
         return history
 

@@ -1,13 +1,13 @@
-"""Foster and Stine's (2008) alpha-investing rule, in the naming of statistics.md section 1.
+"""Foster and Stine's (2008) alpha-investing rule, in the naming of :class:`~streamreg.policies.AlphaInvesting`.
 
 Foster, D. P. and Stine, R. A. (2008), "alpha-investing: a procedure for sequential control
 of expected false discoveries", JRSS B 70(2), 429-444.  Test ``j`` (counting every tested
 candidate) runs at level ``alpha_j = W(j-1) / (1 + j - k*)``, where ``k*`` is the index of
 the last acceptance (0 before the first).  A failure costs ``alpha_j / (1 - alpha_j)``; an
-acceptance costs nothing and pays ``omega`` (called ``alpha_delta`` here, as in section 1;
+acceptance costs nothing and pays ``omega`` (called ``alpha_delta`` here, as in that class;
 ``W(0)`` is ``w0``).
 
-Unlike the rule of paper 000 (:class:`~streamreg.policies.AlphaInvesting`), the wealth under
+Unlike the rule of Zhou et al. (2006) (:class:`~streamreg.policies.AlphaInvesting`), the wealth under
 a run of failures follows ``W <- W - W / (d - W)`` with ``d = 1 + j - k*``, which is not a
 product of known factors (nor a Moebius map, whose compositions a prefix scan could
 vectorise): each step needs the float result of the one before, and any reformulation

@@ -1,4 +1,4 @@
-"""Alpha-investing and information-investing (paper 000, Fig. 4 and section 4).
+"""Alpha-investing and information-investing (Zhou et al. 2006, Fig. 4 and section 4).
 
 Both rules bid ``eps_i = w_i / (2 i)`` of the current wealth ``w_i`` on test ``i``, lose
 the bid when the candidate is rejected and earn a payout when it is accepted; they differ
@@ -143,7 +143,7 @@ class _Investing(Policy):
 
 
 class AlphaInvesting(_Investing):
-    """Alpha-investing of Zhou, Foster, Stine and Ungar (2006), paper 000 Fig. 4.
+    """Alpha-investing of Zhou, Foster, Stine and Ungar (2006), Fig. 4.
 
     Test ``i`` (counting every tested candidate) is run at level
     ``alpha_i = w_i / (2 i)``; the candidate enters iff ``p_i < alpha_i``.  A rejection
@@ -224,7 +224,7 @@ class AlphaInvesting(_Investing):
 
 
 class InformationInvesting(_Investing):
-    """Information-investing (paper 000, section 4): a description-length rule.
+    """Information-investing (Zhou et al. 2006, section 4): a description-length rule.
 
     With bid ``eps_i = w_i / (2 i)`` bits, a candidate of ``d`` columns and chi-square
     statistic ``S`` enters iff the bits it saves, ``(S / 2) log2 e``, exceed its cost
@@ -295,7 +295,19 @@ class InformationInvesting(_Investing):
         return self.charge_bid
 
     def annotate(self, history: pd.DataFrame) -> pd.DataFrame:
-        """The history with the rule's own comparison: bits saved against bits needed."""
+        """The history with the rule's own comparison: bits saved against bits needed.
+
+        Parameters
+        ----------
+        history : pandas.DataFrame
+            The search's history (one row per candidate examined); not modified.
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy whose ``level`` column is named ``bid``, followed by ``bits_saved`` and
+            ``bits_needed``.
+        """
         out = history.copy()
         tested = out["test"].notna().to_numpy()
         bid = out["level"].to_numpy(dtype=float)

@@ -1,4 +1,4 @@
-"""Fixed-penalty rules (paper 000, Table 2; statistics.md section 5).
+"""Fixed-penalty rules (Zhou et al. 2006, Table 2).
 
 A candidate of ``d`` columns enters iff twice its log-likelihood gain beats ``d`` times a
 fixed penalty ``k`` (R's name, as in ``step(k=)``; not an F statistic): ``llr > k * d``.

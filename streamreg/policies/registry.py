@@ -39,6 +39,13 @@ _REGISTRY: dict[str, Callable[..., Policy]] = {
 def register_policy(name: str, factory: Callable[..., Policy]) -> None:
     """Make ``method=name`` build ``factory(**options)``.
 
+    Parameters
+    ----------
+    name : str
+        The name ``method=`` will accept (case ignored); an existing name is replaced.
+    factory : callable
+        Called with the method's options as keywords; returns a new :class:`Policy`.
+
     Examples
     --------
     >>> import numpy as np, streamreg as sr
@@ -103,6 +110,26 @@ def policy_names(*, aliases: bool = True) -> list[str]:
 
 def get_policy(method: str | Policy, **options: Any) -> Policy:
     """Return a fresh policy for ``method`` (a registered name or a Policy instance).
+
+    Parameters
+    ----------
+    method : str or Policy
+        A registered name (case ignored, ``_`` for ``-``) or an instance, which is copied
+        (:meth:`Policy.spawn`).
+    **options
+        The rule's parameters, for a name only.
+
+    Returns
+    -------
+    Policy
+        A new, unstarted rule.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the known ones).
+    TypeError
+        For options given with an instance, or a ``method`` of another type.
 
     Examples
     --------

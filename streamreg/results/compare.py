@@ -156,6 +156,21 @@ def compare(fits: Any, names: Sequence[str] | None = None, *, statistic: str | N
 class ComparisonTable:
     """Fits side by side; build it with :func:`compare`.
 
+    Parameters
+    ----------
+    items : list of (str, fit)
+        Column name and fit (a streamreg result or a statsmodels result), in table order.
+    statistic : {"std_err", "conf_int", "tvalue", "pvalue"} or None
+        What is printed under each coefficient (see :func:`compare`).
+    alpha : float
+        Confidence intervals are at level ``1 - alpha``.
+    stars : dict of str to float
+        Star strings and the p-value thresholds below which they are appended (empty: none).
+    float_format : str
+        printf-style format of the printed numbers.
+    title : str or None
+        Printed above the table.
+
     Attributes
     ----------
     names : list of str

@@ -23,6 +23,16 @@ class ResultPlots:
         (stepwise, the penalised searches) have nothing to plot: the Axes say so, with a
         warning.
 
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure's Axes if None (as in statsmodels).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+
         Examples
         --------
         >>> import streamreg as sr
@@ -42,6 +52,16 @@ class ResultPlots:
 
         Needs the full history: raises ValueError after ``history="none"``.  Stepwise
         searches plot the p-value of each move (the likelihood-ratio test of the term).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure's Axes if None (as in statsmodels).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
 
         Examples
         --------
@@ -67,6 +87,16 @@ class ResultPlots:
 
         See :func:`streamreg.results.plots.selection_path_plot`.
 
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure's Axes if None (as in statsmodels).
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
+
         Examples
         --------
         >>> import streamreg as sr
@@ -84,6 +114,20 @@ class ResultPlots:
         """Refit estimates with their nominal ``1 - alpha`` intervals; returns the Axes.
 
         See :func:`streamreg.results.plots.coefficient_plot` (the intervals ignore the selection).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure's Axes if None (as in statsmodels).
+        alpha : float, default 0.05
+            The intervals are at level ``1 - alpha``.
+        intercept : bool, default False
+            Also plot the intercept.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
+            The Axes drawn on.
 
         Examples
         --------

@@ -33,6 +33,17 @@ class ResultPredictions:
         use (and the source columns of generated components); a missing value in them is an
         error here (:meth:`predict` gives NaN for such rows instead).
 
+        Parameters
+        ----------
+        newdata : DataFrame or dict
+            The columns the selected terms use (``{column: values}`` builds a DataFrame).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The design: one column per coefficient of the refit, labelled by the rows of
+            ``newdata``.
+
         Examples
         --------
         >>> import pandas as pd, streamreg as sr
@@ -109,7 +120,24 @@ class ResultPredictions:
         GLM the mean's interval is computed on the link scale and transformed;
         ``which="linear"`` (or ``linear=True``) predicts the linear predictor.  Rows labelled
         by the index of ``newdata``; rows with missing values are NaN.  The intervals ignore
-        the selection.  ``newdata``, ``offset`` and ``exposure`` as in :meth:`predict`.
+        the selection.
+
+        Parameters
+        ----------
+        newdata : DataFrame or dict, optional
+            As in :meth:`predict`; the refit's rows if None.
+        which : {"mean", "linear"}, optional
+            The scale predicted; the mean by default.
+        linear : bool, optional
+            ``True`` is ``which="linear"``.
+        offset, exposure : array, number or str, optional
+            As in :meth:`predict`.
+
+        Returns
+        -------
+        statsmodels prediction results
+            Their ``summary_frame(alpha=)`` gives the predictions, standard errors and
+            intervals.
 
         Examples
         --------
@@ -134,6 +162,16 @@ class ResultPredictions:
         built on it (components from the stored training loadings; rows kept as they are).
         Terms that call ``functions=`` need those functions in the scope where statsmodels
         evaluates the formula.
+
+        Parameters
+        ----------
+        newdata : DataFrame or dict, optional
+            Build the frame on these rows instead of the refit's.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The response (when present) and the columns the selected terms use.
 
         Examples
         --------
@@ -163,6 +201,22 @@ class ResultPredictions:
         with R's definitions (``rstandard``, ``influence``, ``cooks.distance``); on new data
         ``.fitted`` and ``.se.fit``, plus ``.resid`` for least squares when the response is
         there.  Rows with missing values get NaN.
+
+        Parameters
+        ----------
+        newdata : DataFrame or dict, optional
+            New rows; the refit's rows (with every diagnostic) if None.
+        type_predict : {"link", "response"}, default "link"
+            Scale of ``.fitted``.
+        type_residuals : {"deviance", "pearson"}, default "deviance"
+            Kind of ``.resid``.
+        se_fit : bool, default False
+            Add ``.se.fit``, the standard error of ``.fitted``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The model frame (or ``newdata``) with the columns above appended.
 
         Examples
         --------

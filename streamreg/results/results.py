@@ -43,8 +43,22 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         OLS, every other family and link by a GLM.
 
     Results are built by :func:`~streamreg.results.selected.fit_selected` from the selected
-    model and the record of its selection (keyword-only ``model``, ``selection``, ``fit``
-    and ``refit_warnings``).
+    model and the record of its selection; users get them from :func:`streamreg.streamreg`
+    and :func:`streamreg.select`.
+
+    Parameters
+    ----------
+    model : SelectedModel
+        The selected model: its formula, the rows it is refit on and how to rebuild its
+        columns on new data.
+    selection : SelectionRecord
+        How the terms were chosen: the search (history, selected table, counts), the rule
+        and the test.
+    fit : statsmodels results
+        The refit of the fixed and selected terms.
+    refit_warnings : list of str, optional
+        Warnings about the refit (separation, overdispersion, huge standard errors) that the
+        summary prints.
 
     Examples
     --------
@@ -164,6 +178,16 @@ class StreamRegResults(ResultPredictions, ResultPlots):
 
         They ignore the selection (see :meth:`summary`).
 
+        Parameters
+        ----------
+        alpha : float, default 0.05
+            One minus the confidence level.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per coefficient, the lower and upper ends in columns 0 and 1.
+
         Examples
         --------
         >>> import streamreg as sr
@@ -268,6 +292,11 @@ class StreamRegResults(ResultPredictions, ResultPlots):
     def cov_params(self) -> pd.DataFrame:
         """Covariance matrix of the coefficients, labelled by name (statsmodels' ``cov_params()``).
 
+        Returns
+        -------
+        pandas.DataFrame
+            Square, rows and columns named by the coefficients.
+
         Examples
         --------
         >>> import numpy as np, pandas as pd, streamreg as sr
@@ -327,7 +356,12 @@ class StreamRegResults(ResultPredictions, ResultPlots):
 
     # the selection story ----------------------------------------------------------
     def guarantee(self) -> str:
-        """What the rule guarantees, under which assumption (statistics.md section 1).
+        """What the rule guarantees, under which assumption (e.g. Zhou et al. 2006, section 5).
+
+        Returns
+        -------
+        str
+            The rule's statement, with a caveat when the test makes it doubtful.
 
         Examples
         --------
@@ -354,6 +388,11 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         The rule computes it (:meth:`~streamreg.policies.Policy.false_selection_estimate`)
         from the number of selections and the wealth left over all streams.
 
+        Returns
+        -------
+        float or None
+            An estimate, not a bound; None for rules without wealth and payout.
+
         Examples
         --------
         >>> import streamreg as sr
@@ -373,6 +412,16 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         Its ``as_text()``, ``as_html()`` and ``as_latex()`` render it; the notes say what
         the rule guarantees and that the refit's p-values ignore the selection.
 
+        Parameters
+        ----------
+        alpha : float, default 0.05
+            The coefficients' confidence intervals are at level ``1 - alpha``.
+
+        Returns
+        -------
+        StreamRegSummary
+            A statsmodels ``Summary`` (printing it prints the text).
+
         Examples
         --------
         >>> import streamreg as sr
@@ -388,6 +437,18 @@ class StreamRegResults(ResultPredictions, ResultPlots):
 
     def summary2(self, alpha: float = 0.05, float_format: str = "%.4f") -> Summary:
         """statsmodels' ``summary2()`` of the refit with the selection tables and notes.
+
+        Parameters
+        ----------
+        alpha : float, default 0.05
+            The coefficients' confidence intervals are at level ``1 - alpha``.
+        float_format : str, default "%.4f"
+            printf-style format of the numbers.
+
+        Returns
+        -------
+        statsmodels.iolib.summary2.Summary
+            Rendered by ``as_text()``, ``as_html()`` and ``as_latex()``.
 
         Examples
         --------
@@ -413,6 +474,20 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         (odds or rate ratios); ``std.error`` stays on the linear-predictor scale, as in broom.
         The refit's p-values and intervals ignore the selection.
 
+        Parameters
+        ----------
+        conf_int : bool, default True
+            Include ``conf.low`` and ``conf.high``.
+        conf_level : float, default 0.95
+            Level of the intervals.
+        exponentiate : bool, default False
+            Report ``exp`` of the estimates and interval ends.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per coefficient, in the refit's order.
+
         Examples
         --------
         >>> import numpy as np, pandas as pd, streamreg as sr
@@ -435,6 +510,11 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         without one).  Both: ``logLik``, ``AIC``, ``BIC`` (R's, see :attr:`llf` and
         :attr:`aic`), ``deviance`` (least squares: the residual sum of squares, weighted),
         ``df.residual``, ``nobs``, ``df.model``, then ``tested``, ``selected``, ``method``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row.
 
         Examples
         --------

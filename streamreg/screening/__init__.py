@@ -1,7 +1,7 @@
 """Feature screening: offline filter scores, online screeners, FSA and stream ordering.
 
 Methods follow Wang (2021), *Online and offline feature screening and applications*
-(paper 002), chapters 2-3.
+(M. Wang 2021), chapters 2-3.
 
 * :func:`score` / :func:`rank` / :func:`top` - offline scores for every column;
 * :class:`OnlineMomentScreener` (T, Fisher) and :class:`OnlineQuantileScreener`

@@ -79,6 +79,20 @@ def bin_codes(X: Any, bins: int = 5, *, block: int = 2048) -> np.ndarray:
 
     Sparse input is densified ``block`` columns at a time.
 
+    Parameters
+    ----------
+    X : array-like, DataFrame or sparse matrix
+        ``n`` rows, ``p`` features.
+    bins : int, default 5
+        Equal-frequency bins per feature.
+    block : int, default 2048
+        Columns densified at a time for sparse input.
+
+    Returns
+    -------
+    numpy.ndarray
+        The bin codes, shape ``(n, p)``.
+
     Examples
     --------
     >>> import numpy as np

@@ -25,6 +25,22 @@ def fsa_schedule(p: int, k: int, n_iter: int, mu: float) -> np.ndarray:
     ``M_e = k + floor((p - k) * max(0, (N - 2e) / (2 e mu + N)))``; the floor follows the
     authors' reference code, so ``M_e`` is an integer and reaches ``k`` at ``e = N/2``.
 
+    Parameters
+    ----------
+    p : int
+        Features at the start.
+    k : int
+        Features kept at the end.
+    n_iter : int
+        Iterations ``N``.
+    mu : float
+        The annealing parameter (larger: faster removal).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``M_e`` for ``e = 1..n_iter``.
+
     Examples
     --------
     >>> from streamreg.screening import fsa_schedule

@@ -41,6 +41,21 @@ _ALIASES = {
 def canonical_method(method: str) -> str:
     """Normalise a method name (case, '-', '_' and spaces ignored; common aliases).
 
+    Parameters
+    ----------
+    method : str
+        A screening method's name or alias.
+
+    Returns
+    -------
+    str
+        Its name in :data:`METHODS`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+
     Examples
     --------
     >>> from streamreg.screening import canonical_method
@@ -225,6 +240,16 @@ def score(
 def rank(scores: pd.Series) -> pd.Series:
     """Rank of each feature, 1 = most relevant; ties keep column order, NaN ranks last.
 
+    Parameters
+    ----------
+    scores : pandas.Series
+        One score per feature (:func:`score`), higher more relevant.
+
+    Returns
+    -------
+    pandas.Series
+        Integer ranks, labelled like ``scores``.
+
     Examples
     --------
     >>> import pandas as pd
@@ -242,6 +267,18 @@ def rank(scores: pd.Series) -> pd.Series:
 
 def top(scores: pd.Series, k: int) -> list:
     """Names of the ``k`` most relevant features, best first.
+
+    Parameters
+    ----------
+    scores : pandas.Series
+        One score per feature (:func:`score`), higher more relevant.
+    k : int
+        How many names.
+
+    Returns
+    -------
+    list
+        The labels of the ``k`` best scores (fewer when there are fewer features).
 
     Examples
     --------

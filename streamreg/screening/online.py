@@ -92,7 +92,18 @@ class _OnlineBase(ABC):
         return rank(self.scores_)
 
     def top(self, k: int) -> list:
-        """Names of the ``k`` most relevant features so far."""
+        """Names of the ``k`` most relevant features so far.
+
+        Parameters
+        ----------
+        k : int
+            How many names.
+
+        Returns
+        -------
+        list
+            Feature names, best first.
+        """
         return top(self.scores_, k)
 
 
@@ -153,7 +164,19 @@ class OnlineMomentScreener(_OnlineBase):
         return self._alpha ** np.asarray(steps, dtype=np.float64)
 
     def partial_fit(self, X: Any, y: Any) -> OnlineMomentScreener:
-        """Add a chunk of rows (dense, DataFrame or sparse) and their labels."""
+        """Add a chunk of rows (dense, DataFrame or sparse) and their labels.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse matrix
+            A chunk of rows, the features in the same order every time.
+        y : array-like
+            The chunk's class labels.
+
+        Returns
+        -------
+        self
+        """
         M, codes = self._check_chunk(X, y)
         m, p = M.shape
         if m == 0:
@@ -261,7 +284,19 @@ class OnlineQuantileScreener(_OnlineBase):
         self.sketch_: QuantileSketch | None = None
 
     def partial_fit(self, X: Any, y: Any) -> OnlineQuantileScreener:
-        """Add a chunk of rows (dense, DataFrame or sparse) and their labels."""
+        """Add a chunk of rows (dense, DataFrame or sparse) and their labels.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame or sparse matrix
+            A chunk of rows, the features in the same order every time.
+        y : array-like
+            The chunk's class labels.
+
+        Returns
+        -------
+        self
+        """
         M, codes = self._check_chunk(X, y)
         if self.sketch_ is None:
             self.sketch_ = QuantileSketch(M.shape[1], self.eps, self.fading)

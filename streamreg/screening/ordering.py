@@ -96,6 +96,15 @@ def order_needs_y(order: Order) -> bool:
     unless it has an attribute ``needs_y = False``; ``needs_y = True`` marks a ``f(X)``
     callable as using the response too.
 
+    Parameters
+    ----------
+    order : str or callable
+        An ``order=`` value of a stream.
+
+    Returns
+    -------
+    bool
+
     Examples
     --------
     >>> from streamreg.screening import order_needs_y

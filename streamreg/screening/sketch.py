@@ -87,7 +87,18 @@ class QuantileSketch:
 
     # -- sizes ---------------------------------------------------------------------
     def prune_size(self, level: int) -> int:
-        """Tuples kept per feature at ``level`` (0 = a flushed buffer)."""
+        """Tuples kept per feature at ``level`` (0 = a flushed buffer).
+
+        Parameters
+        ----------
+        level : int
+            The compaction level.
+
+        Returns
+        -------
+        int
+            The number of tuples.
+        """
         return math.ceil((level + 1) * (level + 2) / self.eps)
 
     @overload
@@ -109,7 +120,15 @@ class QuantileSketch:
 
     # -- input ---------------------------------------------------------------------
     def update(self, X: Matrix, codes: np.ndarray) -> None:
-        """Add rows ``X`` (dense or sparse) with class ``codes`` (ints ``>= 0``)."""
+        """Add rows ``X`` (dense or sparse) with class ``codes`` (ints ``>= 0``).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix
+            Rows, one column per feature of the sketch.
+        codes : numpy.ndarray
+            One class code per row.
+        """
         m = X.shape[0]
         if X.shape[1] != self.p:
             raise ValueError(f"expected {self.p} columns, got {X.shape[1]}")
@@ -209,7 +228,18 @@ class QuantileSketch:
         return merged
 
     def bin_counts(self, n_bins: int) -> np.ndarray:
-        """Mass per feature, equal-frequency bin and class, shape ``(p, n_bins, C)``."""
+        """Mass per feature, equal-frequency bin and class, shape ``(p, n_bins, C)``.
+
+        Parameters
+        ----------
+        n_bins : int
+            Equal-frequency bins per feature, from the sketch's quantiles.
+
+        Returns
+        -------
+        numpy.ndarray
+            The class masses, shape ``(p, n_bins, C)``.
+        """
         return tl.aggregate_bins(self.summary(), n_bins,
                                  integer_counts=self.alpha is None)
 
@@ -230,6 +260,16 @@ class QuantileSketch:
 
         The result holds both sketches' collapsed summaries; its error is the sum of the
         two absolute errors, i.e. at most ``max(eps_a, eps_b)`` relative to the union.
+
+        Parameters
+        ----------
+        other : QuantileSketch
+            A sketch of another stream with the same features.
+
+        Returns
+        -------
+        QuantileSketch
+            A new sketch of the union.
         """
         if self.p != other.p:
             raise ValueError(f"cannot merge sketches over {self.p} and {other.p} features")

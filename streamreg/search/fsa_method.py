@@ -1,4 +1,4 @@
-"""``method="fsa"``: Feature Selection with Annealing (paper 002) as a search method.
+"""``method="fsa"``: Feature Selection with Annealing (M. Wang 2021) as a search method.
 
 FSA reads every candidate, fits a penalised model while it removes the weakest columns on
 an annealing schedule, and keeps ``k`` (:func:`streamreg.screening.fsa`).  As a method it
@@ -27,7 +27,7 @@ from .stepwise import collect_blocks
 
 
 class FSA(OwnLoop):
-    """Keep ``k`` terms by Feature Selection with Annealing (Algorithm 1 of paper 002).
+    """Keep ``k`` terms by Feature Selection with Annealing (Algorithm 1 of M. Wang (2021)).
 
     Parameters
     ----------

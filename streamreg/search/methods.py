@@ -8,9 +8,9 @@ driver (:class:`~.streamwise.Streamwise`); the methods here bring their own loop
 ``"stepwise-bic"``       forward stepwise, ``k = log n``
 ``"stepwise-ric"``       forward stepwise, ``k = 2 log m`` (option ``m=``)
 ``"stepwise"``           forward stepwise, option ``penalty=`` (default ``"aic"``)
-``"grafting"``           paper 004 (options ``lam=``, ``cv=``, ``basis="rbf"``, ...)
-``"bp-sfs"``             paper 003 (options ``c=``, ``lambda0=``, ...)
-``"fsa"``                paper 002, Feature Selection with Annealing (option ``k=``, required)
+``"grafting"``           Perkins and Theiler (2003) (options ``lam=``, ``cv=``, ``basis="rbf"``, ...)
+``"bp-sfs"``             Wang and Luan (2019) (options ``c=``, ``lambda0=``, ...)
+``"fsa"``                M. Wang (2021), Feature Selection with Annealing (option ``k=``, required)
 =======================  =================================================================
 
 Underscores may replace hyphens.  ``Stepwise``, ``Grafting`` and ``BPSFS`` instances (any

@@ -1,4 +1,4 @@
-"""Stepwise selection with a fixed penalty (paper 000, section 2; statistics.md section 5).
+"""Stepwise selection with a fixed penalty (Zhou et al. 2006, section 2 and Table 2).
 
 Forward stepwise (as R's ``step(direction="forward")``): at every step *all* remaining
 candidates are scored against the current model with one block operation of the model

@@ -1,6 +1,7 @@
 """The streamwise search: candidates tested one at a time, in stream order, under a wealth rule.
 
-One stream is paper 000's Fig. 4; several are paper 001's Alg. 2 (each stream its own
+One stream is Fig. 4 of Zhou et al. (2006); several are Alg. 2 of Dhillon, Foster and Ungar
+(2010) (each stream its own
 policy with an equal share of the initial wealth; the next test goes to the stream with
 the largest priority ``w_j / i_j``, ties to the lowest index).
 

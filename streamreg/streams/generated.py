@@ -4,7 +4,7 @@ The builders ``squares_streams``, ``transform_streams``, ``pca_streams`` and
 ``clusters_streams`` turn one formula item into its streams; :mod:`.registry` names them.
 
 Everything here is computed from the candidate columns alone, never from the response
-(paper 001, section 3.1).  Squares and named transforms are plain patsy expressions
+(Dhillon, Foster and Ungar 2010, section 3.1).  Squares and named transforms are plain patsy expressions
 (``I(x3**2)``, ``np.log(x5)``), so they need no stored state.  PCA components and
 user-supplied transforms do: their parameters live in a :class:`DerivedColumns` object
 that the results keep and re-apply to new data, so a refit never re-estimates them.

@@ -1,4 +1,4 @@
-"""Interaction streams (paper 000 section 3, paper 001 section 3.1).
+"""Interaction streams (Zhou et al. 2006, section 3; Dhillon, Foster and Ungar 2010, section 3.1).
 
 Three kinds, each its own stream with its own wealth:
 

@@ -1,7 +1,7 @@
 """The ``order=`` option of every formula stream: which candidate is offered first.
 
 ``"given"`` keeps the formula/data order, ``"variance"`` puts the largest-variance
-candidates first (paper 000, section 6.2), ``"random"`` is a seeded permutation, and any
+candidates first (Zhou et al. 2006, section 6.2), ``"random"`` is a seeded permutation, and any
 screening method name of :mod:`streamreg.screening` ranks by a y-dependent score.  A
 callable follows the one contract of :mod:`streamreg.screening.ordering`: ``f(X)`` never
 sees the response, ``f(X, y)`` does (unless it declares ``needs_y = False``, and then gets

@@ -1,9 +1,9 @@
 """Stream combinators: one stream over several (single-stream SFS), and repeated passes.
 
-:class:`ConcatStream` is paper 001's SFS baseline (section 4.1): the classes are visited
+:class:`ConcatStream` is the SFS baseline of Dhillon, Foster and Ungar (2010, section 4.1): the classes are visited
 one after the other, smallest first, dynamic classes (interactions) at the end.
-:class:`PassesStream` re-offers rejected candidates in further passes (statistics.md
-section 2): a re-offer is an ordinary further test of its stream, charged like any other,
+:class:`PassesStream` re-offers rejected candidates in further passes (Dhillon, Foster and
+Ungar 2010 make ten): a re-offer is an ordinary further test of its stream, charged like any other,
 and the history's ``pass`` column says which pass offered it.
 """
 from __future__ import annotations

@@ -17,7 +17,6 @@ import importlib.util
 import re
 import shutil
 import socket
-import struct
 import subprocess
 import sys
 import threading
@@ -41,7 +40,6 @@ from streamreg.datasets import (
 )
 from streamreg.datasets.catalogue import REGISTRY, FileSpec, bundled_files
 from streamreg.datasets.fetch import mirror_url
-from streamreg.datasets.rdata import as_pandas, read_rdata
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = (ROOT / ".." / "shared" / "data").resolve()
@@ -189,7 +187,7 @@ def test_bundled_set_shape_coding_and_groups(name):
     entry = REGISTRY[name]
     assert ds.data.shape == (entry.n, entry.p + 1) and ds.response == ds.data.columns[0] == entry.response
     assert ds.family == "binomial" and ds.info is entry
-    assert len(ds.data.dropna()) == PAPER_ROWS[name]  # paper 000, Table 7: complete rows
+    assert len(ds.data.dropna()) == PAPER_ROWS[name]  # Zhou et al. (2006), Table 7: complete rows
     counts = [int(c) for c in re.findall(r"(\d+)\)", entry.coding)]
     y = ds.y
     assert set(y) == {0.0, 1.0} and int(y.sum()) == counts[0] and len(y) - int(y.sum()) == counts[1]
@@ -207,7 +205,7 @@ def test_bundled_sets_equal_their_sources():
     ds = load("ionosphere")
     np.testing.assert_array_equal(ion.iloc[:, :34].to_numpy(), ds.X.to_numpy())
     assert (ion[34].to_numpy() == ds.data["radar"].astype(str).to_numpy()).all()
-    assert ds.y.sum() == 126  # 'b' is 1, as in paper 003's bench
+    assert ds.y.sum() == 126  # 'b' is 1, as in the bench of Wang and Luan (2019)
 
     ads = load("internet_ads")
     orig = pd.read_csv(raw / "internet_ads" / "ad.data.gz", header=None, na_values="?", skipinitialspace=True,
@@ -377,77 +375,14 @@ def test_data_home_resolution(monkeypatch, tmp_path):
 
 
 # ---- the upstream forms (RData, mfeat's six CSVs), served as if from the public source ------
-def _i(*v: int) -> bytes:
-    return b"".join(struct.pack(">i", x) for x in v)
-
-
-def _chars(s: str | None) -> bytes:
-    return _i(9, -1) if s is None else _i(0x40009, len(s.encode())) + s.encode()
-
-
-def _obj(kind: int, payload: bytes, attrs: dict[str, bytes] | None = None) -> bytes:
-    out = _i(kind | ((1 << 9) if attrs else 0)) + payload
-    return out + _pairlist(attrs) if attrs else out
-
-
-def _pairlist(items: dict[str, bytes]) -> bytes:
-    return b"".join(_i(2 | (1 << 10)) + _i(1) + _chars(tag) + val for tag, val in items.items()) + _i(254)
-
-
-def _real(v):
-    return _obj(14, _i(len(v)) + struct.pack(f">{len(v)}d", *v))
-
-
-def _ints(v, attrs=None):
-    return _obj(13, _i(len(v), *v), attrs)
-
-
-def _strs(v, attrs=None):
-    return _obj(16, _i(len(v)) + b"".join(_chars(s) for s in v), attrs)
-
-
-def _rdata(objects: dict[str, bytes], *, version: int = 2) -> bytes:
-    head = b"RDX%d\nX\n" % version + _i(version, 0x40200, 0x20300)
-    if version == 3:
-        head += _i(5) + b"UTF-8"
-    return head + _pairlist(objects)
-
-
-NA = -(2**31)
-
-
-def _frame_and_factor() -> bytes:
-    frame = _obj(19, _i(2) + _real([1.5, -2.0, 3.25]) + _ints([4, NA, 6]), {
-        "names": _strs(["g1", "AFFX-x_at"]), "class": _strs(["data.frame"]), "row.names": _ints([NA, -3])})
-    factor = _ints([2, 1, 2], {"levels": _strs(["n", "t"]), "class": _strs(["factor"])})
-    return _obj(19, _i(2) + frame + factor, {"names": _strs(["x", "y"])})
-
-
-@pytest.mark.parametrize("compress", [gzip.compress, __import__("bz2").compress, __import__("lzma").compress,
-                                      lambda b: b])
-def test_rdata_reader_frames_factors_matrices(compress):
-    matrix = _obj(14, _i(6) + struct.pack(">6d", 1, 2, 3, 4, 5, 6), {
-        "dim": _ints([2, 3]), "dimnames": _obj(19, _i(2) + _strs(["a", "b"]) + _strs(["u", "v", "w"]))})
-    raw = compress(_rdata({"alon": _frame_and_factor(), "m": matrix, "s": _strs(["p", None])}, version=3))
-    objs = read_rdata(raw)
-    d = as_pandas(objs["alon"])
-    np.testing.assert_array_equal(d["x"]["g1"], [1.5, -2.0, 3.25])
-    assert d["x"]["AFFX-x_at"].isna().tolist() == [False, True, False]
-    assert list(d["y"]) == ["t", "n", "t"] and list(d["y"].categories) == ["n", "t"]
-    m = as_pandas(objs["m"])
-    assert m.loc["b", "v"] == 4 and m.shape == (2, 3)  # R stores matrices column by column
-    assert as_pandas(objs["s"]).tolist() == ["p", None]
-    with pytest.raises(ValueError, match="not an .RData file"):
-        read_rdata(b"PK\x03\x04 a zip")
-    with pytest.raises(ValueError, match="unsupported R object type 3"):  # a closure
-        read_rdata(_rdata({"f": _i(3) + _i(254)}))
+R_SAVED = ROOT / "tests" / "reference" / "rdata_forms_gzip_v2.RData"  # written by R (tests/reference/rdata_forms.R)
 
 
 def test_upstream_forms_are_read_when_no_mirror_is_set(tmp_path, monkeypatch):
     """Gene sets come upstream as .RData and mfeat as six CSVs: both forms load."""
     up = tmp_path / "upstream"
     up.mkdir()
-    (up / "alon.RData").write_bytes(gzip.compress(_rdata({"alon": _frame_and_factor()})))
+    shutil.copyfile(R_SAVED, up / "alon.RData")  # holds alon = list(x = <data frame>, y = <factor>)
     views = {"mfeat-fou.csv": 2, "mfeat-fac.csv": 1, "mfeat-kar.csv": 1, "pix.csv": 1, "mfeat-zer.csv": 1,
              "mfeat-mor.csv": 3}
     rng = np.random.default_rng(0)
@@ -465,13 +400,34 @@ def test_upstream_forms_are_read_when_no_mirror_is_set(tmp_path, monkeypatch):
         monkeypatch.delenv("STREAMREG_DATA_URL")
         alon = load("alon_colon", data_home=tmp_path / "cache")
         assert list(alon.data.columns) == ["tissue", "g1", "AFFX-x_at"]
-        assert alon.y.tolist() == [1.0, 0.0, 1.0]
+        assert alon.y.tolist() == [1.0, 0.0, 1.0, 0.0]
         assert (tmp_path / "cache" / "alon_colon" / "alon.RData").exists()
         mfeat = load("mfeat", data_home=tmp_path / "cache")
         assert list(mfeat.data.columns[:4]) == ["zero", "fou_1", "fou_2", "fac_1"]
         assert {g: len(c) for g, c in mfeat.groups.items()} == {"fou": 2, "fac": 1, "kar": 1, "pix": 1, "zer": 1,
                                                                "mor": 3}
         assert mfeat.y.sum() == 200 and mfeat.meta["digit"].iloc[-1] == 9
+    finally:
+        server.close()
+
+
+def test_an_upstream_file_with_another_checksum_is_discarded(tmp_path, monkeypatch):
+    """pooch checks the published sha256 of a file it downloads as is (.RData here) and keeps nothing else."""
+    up = tmp_path / "upstream"
+    up.mkdir()
+    shutil.copyfile(R_SAVED, up / "alon.RData")
+    served = hashlib.sha256(R_SAVED.read_bytes()).hexdigest()
+    published = hashlib.sha256(b"another file").hexdigest()
+    server = Server(up)
+    try:
+        spec = FileSpec("alon.RData", published, R_SAVED.stat().st_size, server.url + "alon.RData")
+        monkeypatch.setitem(REGISTRY, "alon_colon", replace(REGISTRY["alon_colon"], upstream=(spec,)))
+        monkeypatch.delenv("STREAMREG_DATA_URL")
+        with pytest.raises(ChecksumError, match=rf"checksum mismatch: alon_colon/alon\.RData downloaded from "
+                                                rf"{re.escape(server.url)}alon\.RData has sha256 {served}, "
+                                                rf"expected {published}; the download was discarded"):
+            load("alon_colon", data_home=tmp_path / "cache")
+        assert list((tmp_path / "cache" / "alon_colon").iterdir()) == []  # neither the file nor a temporary one
     finally:
         server.close()
 

@@ -154,7 +154,7 @@ def test_block_size_does_not_change_statistics(problem):
 
 
 def naive_robust_alpha_investing(y, fixed, candidates, kwargs, *, w0=0.5, alpha_delta=0.5):
-    """Paper 000's alpha-investing with one statsmodels robust refit per candidate."""
+    """The alpha-investing of Zhou et al. (2006) with one statsmodels robust refit per candidate."""
     w, i, chosen = w0, 1, []
     for j, c in enumerate(candidates):
         xc = np.column_stack([fixed] + [candidates[s] for s in chosen] + [c])

@@ -1,4 +1,4 @@
-"""Information-investing as published (paper 000, Fig. 2), against a line-by-line transcription."""
+"""Information-investing as published (Zhou et al. 2006, Fig. 2), against a line-by-line transcription."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -5,7 +5,7 @@ public source) on four random p-value vectors of R's RNG, with every rule the pa
 shares with onlineFDR, at default and non-default parameters and with a user sequence
 (68 cases, 28,050 levels).  ``tests/reference/README.md`` says how to regenerate them.
 
-The two alpha-investing rules onlineFDR does not have (Foster and Stine 2008; paper 000)
+The two alpha-investing rules onlineFDR does not have (Foster and Stine 2008; Zhou et al. 2006)
 are checked against the papers' update rules, transcribed test by test below.
 """
 from __future__ import annotations

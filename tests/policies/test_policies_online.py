@@ -2,7 +2,8 @@
 
 Reference numbers: the documented example of the R package onlineFDR (``sample.df`` with
 ``random = FALSE``, and with ``set.seed(1)`` which only permutes the p-values within dates),
-as printed in its reference pages; statistics.md section 7 quotes the first levels.
+as printed in its reference pages (the first levels of LORD++, SAFFRON, LOND, ADDIS and
+onlineFDR's alpha-investing are checked to 1e-9 below).
 """
 from __future__ import annotations
 
@@ -170,7 +171,7 @@ def test_alpha_spending_reference():
     check_reference(AlphaSpending(), P_REF, expected, [1, 6, 10])
 
 
-def test_statistics_md_section7_figures():
+def test_onlinefdr_documented_example_first_levels():
     lord, _, _ = run_search(LORDPlusPlus(), outcomes_from_p(P_REF))
     assert abs(lord[0] - 0.0002675839) < 1e-9 and abs(lord[1] - 0.0024664457) < 1e-9
     saffron, _, _ = run_search(SAFFRON(), outcomes_from_p(P_REF))

@@ -1,4 +1,4 @@
-"""Fixed-penalty rules AIC, BIC and RIC (statistics.md section 5)."""
+"""Fixed-penalty rules AIC, BIC and RIC (Zhou et al. 2006, Table 2)."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,4 @@
-"""Sample splitting (statistics.md section 8): select on one part, refit on the other."""
+"""Sample splitting (honest inference after selection): select on one part, refit on the other."""
 import numpy as np
 import pandas as pd
 import pytest

@@ -1,4 +1,4 @@
-"""``method="fsa"``: FSA (paper 002) through the common search and results.
+"""``method="fsa"``: FSA (M. Wang 2021) through the common search and results.
 
 The kept terms are those of :func:`streamreg.screening.fsa` on the same columns, and the
 refit is statsmodels' on them.

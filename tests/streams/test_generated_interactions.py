@@ -194,8 +194,8 @@ def _clustered(seed, n=200, groups=20, per=20):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_cluster_interaction_is_found_across_clusters(seed):
-    """Paper 001's MSFS (I) setting: 20 cluster streams plus squares, interactions(cl) of the
-    cluster columns.  The product of a selected term with a column of another cluster is
+    """The MSFS (I) setting of Dhillon, Foster and Ungar (2010): 20 cluster streams plus squares,
+    interactions(cl) of the cluster columns.  The product of a selected term with a column of another cluster is
     reached and accepted, with the p-value statsmodels gives it on the model of that moment."""
     import statsmodels.formula.api as smf
 

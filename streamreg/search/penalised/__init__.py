@@ -1,4 +1,4 @@
-"""L1-penalised online selection: grafting (paper 004) and BP-SFS (paper 003)."""
+"""L1-penalised online selection: grafting (Perkins and Theiler 2003) and BP-SFS (Wang and Luan 2019)."""
 from .bpsfs import BPSFS, BayesLambdaRule, bayes_lambda, rule1_threshold
 from .engine import L1Model
 from .grafting import Grafting, PenalisedSearchResult

@@ -1,6 +1,6 @@
-"""From candidate terms to penalised weight columns: the linear and the RBF model of paper 004.
+"""From candidate terms to penalised weight columns: the linear and RBF models of grafting.
 
-Paper 004 (section 3.4) rescales every arriving feature to mean 0 and standard deviation 1
+Perkins and Theiler (2003, section 3.4) rescale every arriving feature to mean 0 and standard deviation 1
 (over the training rows) so that one ``lambda`` suits all weights; the same rescaling is
 kept in each column's :class:`ColumnSpec` to rebuild the column on new rows.  A spec is
 data, not a formula: the formula layer writes the refit's terms from it
@@ -84,7 +84,7 @@ class Expander:
             x = raw[:, s]
             sd = float(x.std())
             if not sd > 1e-12 * max(1.0, float(np.abs(x).max())):
-                continue  # constant: carries no weight (paper 004 normalises by sd)
+                continue  # constant: carries no weight (Perkins and Theiler 2003 normalise by sd)
             mean = float(x.mean())
             if not (self.standardize or rbf):
                 mean, sd = 0.0, 1.0

@@ -1,6 +1,7 @@
-"""BP-SFS: Bayesian penalised streaming feature selection (paper 003, Wang and Luan).
+"""BP-SFS: Bayesian penalised streaming feature selection (Wang and Luan 2019).
 
-The paper's text is OCR-damaged; this follows the reading of statistics.md section 6:
+The paper's text is OCR-damaged; this module follows the reading below (the design notes,
+``docs/design.md``, say where it is uncertain):
 
 * **Rule 1** (correlation filter): an arriving feature with ``|corr(x, y)| < c`` is
   discarded for good (per design column for multi-column terms).
@@ -221,7 +222,7 @@ def lambda_slope(model: L1Model, lam: float, g: float) -> tuple[float | None, np
 
 
 class BPSFS(_OnlineL1Method):
-    """BP-SFS (paper 003) as ``method=`` for :func:`streamreg.streamreg` and :func:`streamreg.select`.
+    """BP-SFS (Wang and Luan 2019) as ``method=`` for :func:`streamreg.streamreg` and :func:`streamreg.select`.
 
     Parameters
     ----------

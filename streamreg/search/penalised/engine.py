@@ -1,6 +1,6 @@
 """The L1-penalised fit shared by grafting and BP-SFS.
 
-The criterion (paper 004, eq. 1 with the lasso regulariser) is the *mean* loss plus
+The criterion (Perkins and Theiler 2003, eq. 1 with the lasso regulariser) is the *mean* loss plus
 ``lam * sum_j |w_j|`` over the active (penalised) weights; the fixed columns (intercept
 and fixed terms) are unpenalised, as the paper's bias term.  Losses:
 

@@ -1,10 +1,10 @@
-"""Grafting for online feature selection (paper 004, Perkins and Theiler 2003).
+"""Grafting for online feature selection (Perkins and Theiler 2003).
 
 An L1-penalised linear (or RBF-additive) model is grown as terms arrive: a weight enters
 iff ``|dL/dw_j| > lam`` at ``w_j = 0``, the model is re-optimised over all active weights,
 weights that reach zero are pruned, and -- with ``retest=True`` -- every earlier rejected
 or pruned weight is re-tested after each entry, so the result is the batch lasso optimum
-over the features seen so far (paper 004, 4.2).  ``lam`` is given, or chosen by k-fold
+over the features seen so far (Perkins and Theiler 2003, 4.2).  ``lam`` is given, or chosen by k-fold
 cross-validation over a geometric grid below ``lam_max`` (the largest gradient at the
 empty model), as in the paper's experiments; the CV fits standardise and place RBF
 centres on their own training rows.
@@ -159,7 +159,7 @@ class _OnlineL1Method(OwnLoop):
 
 
 class Grafting(_OnlineL1Method):
-    """Grafting (paper 004) as ``method=`` for :func:`streamreg.streamreg` and :func:`streamreg.select`.
+    """Grafting (Perkins and Theiler 2003) as ``method=`` of :func:`streamreg.streamreg` and :func:`streamreg.select`.
 
     Parameters
     ----------
@@ -274,7 +274,7 @@ class Grafting(_OnlineL1Method):
         (ties: the larger lambda).
 
         With re-testing and no rejection limit the online fit at a fixed lambda is the
-        batch L1 optimum over the features seen (paper 004, 4.2), so each fold follows the
+        batch L1 optimum over the features seen (Perkins and Theiler 2003, 4.2), so each fold follows the
         grid from ``lam_max`` down with warm-started working-set solves
         (:func:`~.engine.lasso_working_set`); otherwise every (fold, lambda) pair is a full
         online run.  The grid is walked from the top for all folds together; past

@@ -1,4 +1,4 @@
-"""The online L1 driver shared by grafting (paper 004) and BP-SFS (paper 003).
+"""The online L1 driver shared by grafting (Perkins and Theiler 2003) and BP-SFS (Wang and Luan 2019).
 
 Terms arrive in stream order.  Each arriving term is expanded into weight columns
 (:mod:`.basis`) and put through
@@ -10,7 +10,7 @@ A term none of whose columns passes is rejected; its columns wait in the *pool* 
 "previously rejected features", BP-SFS's Possible set) when re-testing is on.  Otherwise
 the column with the largest ``|dL/dw_j|`` enters, the model is re-optimised over all active
 weights (weights reaching 0 are pruned, back to the pool), and the term's other columns
-are tested again, one entry at a time (paper 004, 4.3.2).  After every change of the
+are tested again, one entry at a time (Perkins and Theiler 2003, 4.3.2).  After every change of the
 active set the pool is re-tested the same way: the largest passing gradient enters,
 re-optimise, repeat until no pooled column passes.  With re-testing and a fixed lambda
 the final weights are the batch lasso optimum over all columns seen (KKT holds for all).
@@ -207,7 +207,7 @@ class OnlineL1Search:
     retest : bool
         Keep rejected and pruned columns in a pool re-tested after each entry.
     max_rejections : int, optional
-        A pooled column rejected this many times leaves the pool for good (paper 004, 4.2).
+        A pooled column rejected this many times leaves the pool for good (Perkins and Theiler 2003, 4.2).
     corr_filter : float, optional
         BP-SFS rule 1 threshold ``c``: columns with ``|corr(x, y)| < c`` are discarded.
     max_reentries : int, optional
