@@ -75,7 +75,7 @@ class Design:
     success_level: object | None
     fixed: pd.DataFrame
     streams: list[Stream]
-    frame: pd.DataFrame  # the used columns on the rows kept (plus generated PCA columns)
+    frame: pd.DataFrame  # the used columns on the rows kept (plus generated columns, e.g. pca())
     n_dropped: int
     derived: DerivedColumns | None = None  # state for rebuilding generated terms on new data
     y_ordered: list[str] | None = None  # streams whose order= looked at the response
@@ -101,7 +101,7 @@ class Design:
     def refit_positions(self, accepted: Iterable[AcceptedTerm]) -> np.ndarray:
         """Positions in ``frame`` of the refit's columns: all but the stream columns no
         selected term uses."""
-        sources = [c for m in self.derived.pca for c in m.columns] if self.derived else []
+        sources = self.derived.sources if self.derived else []  # generated columns are rebuilt from them
         return refit_positions(self.frame, self.plain_positions, accepted, sources)
 
     def refit_frame(self, accepted: Iterable[AcceptedTerm]) -> pd.DataFrame:

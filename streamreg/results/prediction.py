@@ -63,9 +63,9 @@ def _generated(res: StreamRegResults) -> set[str]:
 
 
 def _pca_maps(res: StreamRegResults, used: set[str]) -> list:
-    """The pca() maps at least one of whose components the model uses."""
+    """The fitted maps of generated classes (pca(), ...) at least one of whose columns the model uses."""
     derived = res._derived
-    return [m for m in (derived.pca if derived else []) if used & set(m.names)]
+    return derived.used_by(used) if derived else []
 
 
 def _weights(res: StreamRegResults) -> ObservationWeights | None:
@@ -289,7 +289,7 @@ def model_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None) -> p
     out = newdata.loc[:, head + plain].copy()
     wanted = set(used)
     for m in _pca_maps(res, wanted):
-        scores = m.scores(newdata)
+        scores = m.transform(newdata)
         for j, name in enumerate(m.names):
             if name in wanted:
                 out[name] = scores[:, j]
