@@ -40,6 +40,13 @@ from .classes import (
     with_default_seed,
 )
 from .frame_stream import Candidate, FrameStream, frame_order, refit_positions
+from .lhs import (
+    Response,
+    evaluate_response,
+    plain_column,
+    response_columns,
+    two_column_response,
+)
 from .matrices import check_fixed, design_matrix, evaluate_term, fixed_matrix
 from .names import (
     ColumnPositions,
@@ -89,6 +96,8 @@ class Design:
     plain_positions: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
     #: positions in the data of ``frame``'s columns (generated columns come after them)
     data_positions: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
+    #: successes + failures of a two-column binomial response (``cbind(s, f)``), else None
+    trials: np.ndarray | None = None
 
     def dropped_message(self) -> str:
         """What the warning says when rows with missing values were dropped."""
@@ -107,6 +116,15 @@ class Design:
     def refit_frame(self, accepted: Iterable[AcceptedTerm]) -> pd.DataFrame:
         """The frame of the refit (see :meth:`refit_positions`)."""
         return self.frame.iloc[:, _as_slice(self.refit_positions(accepted))]
+
+    def response_on(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray | None]:
+        """The modelled response and its trials (two-column responses) on other rows, e.g.
+        held-out ones, coded as on the design's rows (a factor's success level included)."""
+        if self.trials is not None:
+            response = two_column_response(self.response_name, frame, self.functions)
+            return response.y, response.trials
+        y = design_matrix("0 + " + self.response_label, frame, frame, functions=self.functions)
+        return y.iloc[:, 0].to_numpy(dtype=float), None
 
 
 def build_design(
@@ -149,20 +167,18 @@ def build_design(
     data = _checked_data(data, missing)
     parsed = parse_formula(formula) if parsed is None else parsed
     cols = _DataColumns.of(data)
-    model = _model_columns(parsed, data, cols, roles)
+    model = _model_columns(parsed, data, cols, roles, functions)
     items = _stream_items(parsed, data, cols, model, functions, seed)
     rows = complete_rows(data, items.used, items.items, missing)
     fixed_frame = _fixed_frame(rows, cols, model)
-    resp_at = rows.position(cols.where, model.response)
-    refuse_infinite(rows.frame, model.response, list(rows.matrices.values()), numeric=cols.numeric[rows.used],
-                    response_at=resp_at)
-    y, label, success = _response(rows.frame.iloc[:, resp_at], model.response, binomial, grouped, family)
+    response = _response(parsed.response, rows, cols, model, term_fns, binomial=binomial, grouped=grouped,
+                         family=family)
     fixed = fixed_matrix(parsed.fixed, fixed_frame, term_fns)
     check_fixed(fixed, len(rows.frame))
-    streams, build = _build_streams(items, rows, y, functions, term_fns)
-    return Design(parsed, y, model.response, label, success, fixed, streams, rows.frame, rows.n_dropped,
-                  build.derived, build.y_ordered, term_fns, rows.kept, rows.missing_by_column,
-                  rows.plain_positions(cols.where, model.taken), rows.used)
+    streams, build = _build_streams(items, rows, response.y, functions, term_fns)
+    return Design(parsed, response.y, response.name, response.label, response.success, fixed, streams, rows.frame,
+                  rows.n_dropped, build.derived, build.y_ordered, term_fns, rows.kept, rows.missing_by_column,
+                  rows.plain_positions(cols.where, model.taken), rows.used, response.trials)
 
 
 def _checked_data(data: pd.DataFrame, missing: str) -> pd.DataFrame:
@@ -207,16 +223,18 @@ class _DataColumns:
 class _ModelColumns:
     """The data columns the model itself uses (none of them is a candidate)."""
 
-    response: str  # the data column holding the response
+    response: set[str]  # the data columns the response uses
+    column: str | None  # the response's column when it is one (not an expression)
     fixed: set[str]  # columns the fixed terms use
     taken: set[str]  # the response's, fixed terms' and roles' columns: no glob offers them
     transformed: set[str]  # columns the fixed terms use only transformed (np.log(x)): a stream may name them
 
 
-def _model_columns(parsed: ParsedFormula, data: pd.DataFrame, cols: _DataColumns,
-                   roles: Iterable[str]) -> _ModelColumns:
+def _model_columns(parsed: ParsedFormula, data: pd.DataFrame, cols: _DataColumns, roles: Iterable[str],
+                   functions: Mapping[str, Callable[..., Any]]) -> _ModelColumns:
     """The response's, fixed terms' and roles' columns, each checked (known, no dates)."""
-    response = _response_column(parsed.response, cols.nameset)
+    column = plain_column(parsed.response, cols.nameset)
+    response = {column} if column is not None else response_columns(parsed.response, cols.nameset, functions)
     fixed = rhs_variables(parsed.fixed, cols.nameset)
     unknown = unknown_names(parsed.fixed, cols.nameset)
     if unknown:
@@ -225,31 +243,20 @@ def _model_columns(parsed: ParsedFormula, data: pd.DataFrame, cols: _DataColumns
     for c in sorted(fixed):  # by position: a label look-up would hash every label of a wide frame
         refuse_dates(data.iloc[:, cols.where[c]], f"column {c!r} in the fixed terms")
     roles = list(roles)
-    _check_roles(roles, response, data, cols)
-    transformed = fixed - bare_rhs_columns(parsed.fixed, cols.nameset) - {response} - set(roles)
-    return _ModelColumns(response, fixed, fixed | {response} | set(roles), transformed)
+    _check_roles(roles, parsed.response, column, response, data, cols)
+    transformed = fixed - bare_rhs_columns(parsed.fixed, cols.nameset) - response - set(roles)
+    return _ModelColumns(response, column, fixed, fixed | response | set(roles), transformed)
 
 
-def _response_column(response: str, nameset: set[str]) -> str:
-    """The data column the response names (itself, or the column inside ``Q(...)``)."""
-    if response in nameset:
-        return response
-    inner = variables(response, nameset)
-    if len(inner) == 1 and response.startswith("Q("):
-        return inner.pop()
-    raise FormulaError(
-        f"the response {response!r} is not a column of the data; the response must be a column "
-        f"name (create derived responses as a new column first)"
-    )
-
-
-def _check_roles(roles: list[str], response: str, data: pd.DataFrame, cols: _DataColumns) -> None:
-    """Refuse an offset, exposure or weights column that is unknown, the response, or dates."""
+def _check_roles(roles: list[str], lhs: str, column: str | None, response: set[str], data: pd.DataFrame,
+                 cols: _DataColumns) -> None:
+    """Refuse an offset, exposure or weights column that is unknown, the response's, or dates."""
     for c in roles:
         if c not in cols.nameset:
             raise FormulaError(f"{c!r} is not a column of the data")
-        if c == response:  # the fit would explain the response by itself (statsmodels fails or fits nothing)
-            raise ValueError(f"{c!r} is the response and cannot also be an offset, exposure or weights column "
+        if c in response:  # the fit would explain the response by itself (statsmodels fails or fits nothing)
+            what = "is the response" if c == column else f"is used by the response {lhs!r}"
+            raise ValueError(f"{c!r} {what} and cannot also be an offset, exposure or weights column "
                              "(offset=, exposure=, freq_weights=, var_weights=)")
         refuse_dates(data.iloc[:, cols.where[c]], f"column {c!r}")
 
@@ -320,10 +327,25 @@ def _fixed_frame(rows: DesignRows, cols: _DataColumns, model: _ModelColumns) -> 
     return fixed_frame
 
 
-def _response(y_series: pd.Series, column: str, binomial: bool, grouped: bool,
-              family: Any) -> tuple[np.ndarray, str, object | None]:
-    """The response as floats, its expression in the refit's formula and its success value,
-    checked against the family."""
+def _response(lhs: str, rows: DesignRows, cols: _DataColumns, model: _ModelColumns,
+              functions: Mapping[str, Callable[..., Any]], *, binomial: bool, grouped: bool, family: Any) -> Response:
+    """The response on the rows used -- a column, or an expression evaluated there -- checked
+    against the family.  Infinite values in the other used columns are refused first, by name."""
+    at = [rows.position(cols.where, c) for c in sorted(model.response)]
+    refuse_infinite(rows.frame, lhs, list(rows.matrices.values()), numeric=cols.numeric[rows.used],
+                    response_at=at[0] if len(at) == 1 else -1)
+    if model.column is not None:
+        response = _column_response(rows.frame.iloc[:, at[0]], model.column, binomial, grouped)
+    else:  # the response's columns only: a wide frame's labels are not hashed
+        response = evaluate_response(lhs, rows.frame.iloc[:, at], functions, binomial=binomial, grouped=grouped,
+                                     family=family)
+    if family is not None:
+        check_response(response.y, family, response.name)
+    return response
+
+
+def _column_response(y_series: pd.Series, column: str, binomial: bool, grouped: bool) -> Response:
+    """A response column as floats, its expression in the refit's formula and its success value."""
     if binomial:
         y, label, success = binomial_response(y_series, column, grouped)
     else:
@@ -335,9 +357,7 @@ def _response(y_series: pd.Series, column: str, binomial: bool, grouped: bool,
         y, label, success = y_series.to_numpy(dtype=float), term_name(column), None
     if not np.isfinite(y).all():
         raise ValueError(f"the response {column!r} has infinite values")
-    if family is not None:
-        check_response(y, family, column)
-    return y, label, success
+    return Response(y, column, label, success)
 
 
 def _build_streams(items: _StreamItems, rows: DesignRows, y: np.ndarray, functions: Mapping[str, Callable[..., Any]],

@@ -28,6 +28,7 @@ import pandas as pd
 import statsmodels.api as sm
 
 from ..formula.dask_frame import is_dask_frame
+from ..formula.lhs import response_data_columns
 from ..formula.names import rhs_variables, text_labels
 from ..validators import _is_real
 from ..weight_options import _weight_array
@@ -279,13 +280,13 @@ def model_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None) -> p
     response = res.response_name
     if newdata is None:
         source = res._train
-        columns = ([response] if response in source.columns else []) + used
+        columns = response_data_columns(response, source.columns) + used  # a column, or an expression's
         columns += [c for c in role_columns(res) if c in source.columns and c not in columns]
         return source.loc[:, columns].copy()
     check_newdata(res, newdata)
     generated = _generated(res)
     plain = [c for c in used if c not in generated]
-    head = [response] if response in newdata.columns and response not in plain else []
+    head = [c for c in response_data_columns(response, newdata.columns) if c not in plain]
     out = newdata.loc[:, head + plain].copy()
     wanted = set(used)
     for m in _pca_maps(res, wanted):
