@@ -26,6 +26,7 @@ from .formula.design import (
     numeric_binomial,
     term_name,
 )
+from .formula.lhs import with_trials
 from .formula.namespace import called_functions
 from .formula.parse import FormulaError
 from .formula.terms import selected_rhs
@@ -254,7 +255,7 @@ def streamreg(
         warnings.warn(design.dropped_message(), stacklevel=2)
     if design.rows is not None:
         positions = positions[design.rows]
-    weights = observation_weights(opts.weights, n_rows, design.frame, positions)
+    weights = with_trials(observation_weights(opts.weights, n_rows, design.frame, positions), design.trials)
     check_successes(design.y, fam, weights.var_weights, design.response_name, design.frame.index)
     cov = cov_structure(opts.cov_type, opts.cov_groups, n_rows, design.frame, positions)
     fixed = design.fixed.to_numpy(dtype=float)
@@ -267,9 +268,9 @@ def streamreg(
         train = with_selected_columns(design, search.accepted, column_of)
     level_problems: list[str] = []
     if held is not None:
-        train, y, validation, kept = held_out(held, design, len(design.frame), search.accepted)
+        train, y, validation, kept, trials = held_out(held, design, len(design.frame), search.accepted)
         level_problems = held_out_levels(design.frame, train, design.parsed.fixed, rhs, design.response_name)
-        weights = observation_weights(opts.weights, n_rows, train, held_positions[kept])
+        weights = with_trials(observation_weights(opts.weights, n_rows, train, held_positions[kept]), trials)
         check_successes(y, fam, weights.var_weights, design.response_name, train.index)
         cov = cov_structure(opts.cov_type, opts.cov_groups, n_rows, train, held_positions[kept])
     model = SelectedModel(rhs=rhs, response_label=design.response_label, response_name=design.response_name,

@@ -10,7 +10,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from .formula.checks import plain
-from .formula.design import Design, design_matrix
+from .formula.design import Design
 from .formula.names import _as_slice
 from .results import StreamRegResults
 from .results.refit import RefitWarning
@@ -49,8 +49,9 @@ def split_mask(data: pd.DataFrame, validate: ArrayLike, seed: int | None) -> np.
 
 
 def held_out(held: pd.DataFrame, design: Design, n_selection: int, accepted: Iterable[AcceptedTerm]
-             ) -> tuple[pd.DataFrame, np.ndarray, dict[str, int], np.ndarray]:
-    """Refit frame, response, sizes and the positions (in ``held``) of the rows kept.
+             ) -> tuple[pd.DataFrame, np.ndarray, dict[str, int], np.ndarray, np.ndarray | None]:
+    """Refit frame, response, sizes, the positions (in ``held``) of the rows kept, and the
+    trials of a two-column binomial response (None for others).
 
     ``held`` has the columns of the data the design was built from; the refit's columns
     (:meth:`~.formula.design.Design.refit_positions` of the ``accepted`` terms) are taken
@@ -64,11 +65,11 @@ def held_out(held: pd.DataFrame, design: Design, n_selection: int, accepted: Ite
     frame = frame.loc[~incomplete]
     if len(frame) < 2:
         raise ValueError("fewer than two held-out rows are complete in the columns used")
-    y = design_matrix("0 + " + design.response_label, frame, frame).iloc[:, 0].to_numpy(dtype=float)
+    y, trials = design.response_on(frame)
     if design.derived:
         frame = design.derived.augment(frame)
     return frame, y, {"n_selection": n_selection, "n_validation": len(frame), "n_dropped": n_na}, \
-        np.flatnonzero(~incomplete)
+        np.flatnonzero(~incomplete), trials
 
 
 def _mentions(rhs: str, column: str) -> bool:

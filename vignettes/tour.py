@@ -126,6 +126,24 @@ print(fit.tidy().round(3).to_string())
 print(fit.glance().to_string())
 
 # %% [markdown]
+# ## The response can be an expression
+#
+# As in R and statsmodels, the left-hand side is evaluated in the formula's namespace (the
+# data columns, numpy's element-wise functions, patsy's functions and `functions=`):
+# `np.log(area_mean) ~ ...`, or `I(diagnosis == 'M') ~ ...` with `family="binomial"` (a
+# boolean: `True` is success, as in R).  Binomial counts take R's `cbind(successes,
+# failures) ~ ...` or statsmodels' `successes + failures ~ ...`: the proportion of
+# successes with the trials as weights, so the refit equals R's `glm(cbind(s, f) ~ ...)`.
+# The summary names the response by its expression, and `predict` needs only the columns
+# the selected terms use.
+
+# %%
+raw = wdbc.data  # unstandardised: the areas are positive
+size = sr.streamreg("np.log(area_mean) ~ stream(*_se)", raw, w0=0.05, alpha_delta=0.05)
+print(size.selected_formula)
+print(size.predict(raw.drop(columns="area_mean").head(3)).round(3).to_string())
+
+# %% [markdown]
 # ## Several rules side by side
 #
 # Every method returns the same results object, so rules compare on one formula.

@@ -18,7 +18,8 @@ from ..streams.dask_array import DaskArrayStream
 from .checks import column_classes
 from .classes import stream_label
 from .design import Design, build_design
-from .names import bare_rhs_columns, rhs_variables, variables
+from .lhs import response_columns as lhs_columns
+from .names import bare_rhs_columns, rhs_variables
 from .parse import FormulaError, ParsedFormula, check_nested, parse_formula
 from .resolve import resolve_stream
 
@@ -62,12 +63,7 @@ def build_dask_design(
         raise ValueError("the data have duplicated column names; column names must be unique")
     colset = set(columns)
     response = parsed.response
-    if response in colset:
-        response_columns = {response}
-    else:
-        response_columns = variables(response, colset)
-        if len(response_columns) != 1:
-            raise FormulaError(f"the response {response!r} is not a column of the data")
+    response_columns = lhs_columns(response, colset, functions or {})  # a column, or an expression's columns
     fixed_vars = rhs_variables(parsed.fixed, colset)
     unknown = [c for c in roles if c not in colset]
     if unknown:

@@ -16,7 +16,6 @@ import numpy as np
 import pandas as pd
 
 from ..config import check_response
-from ..models.base import column_norms
 from ..streams.base import AcceptedTerm, Stream
 from ..streams.generated import DerivedColumns
 from ..streams.ordering import order_uses_y
@@ -25,8 +24,6 @@ from .checks import (
     check_fixed_columns,
     column_classes,
     is_numeric,
-    no_complete_rows,
-    numpy_booleans,
     refuse_dates,
     refuse_infinite,
 )
@@ -43,6 +40,13 @@ from .classes import (
     with_default_seed,
 )
 from .frame_stream import Candidate, FrameStream, frame_order, refit_positions
+from .lhs import (
+    Response,
+    evaluate_response,
+    plain_column,
+    response_columns,
+    two_column_response,
+)
 from .matrices import check_fixed, design_matrix, evaluate_term, fixed_matrix
 from .names import (
     ColumnPositions,
@@ -57,10 +61,10 @@ from .names import (
     variables,
 )
 from .namespace import term_functions
-from .odd_columns import refuse_odd_columns
 from .parse import FormulaError, ParsedFormula, StreamSpec, check_nested, parse_formula
-from .resolve import Resolved, mark_constant_factors, resolve_stream
+from .resolve import Resolved, resolve_stream
 from .response import binomial_response, check_successes, numeric_binomial
+from .rows import DesignRows, complete_rows
 
 #: re-exported: callers and tests import these from here
 __all__ = ["Design", "binomial_response", "build_design", "check_fixed", "check_successes", "design_matrix",
@@ -78,7 +82,7 @@ class Design:
     success_level: object | None
     fixed: pd.DataFrame
     streams: list[Stream]
-    frame: pd.DataFrame  # the used columns on the rows kept (plus generated PCA columns)
+    frame: pd.DataFrame  # the used columns on the rows kept (plus generated columns, e.g. pca())
     n_dropped: int
     derived: DerivedColumns | None = None  # state for rebuilding generated terms on new data
     y_ordered: list[str] | None = None  # streams whose order= looked at the response
@@ -92,6 +96,8 @@ class Design:
     plain_positions: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
     #: positions in the data of ``frame``'s columns (generated columns come after them)
     data_positions: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.intp))
+    #: successes + failures of a two-column binomial response (``cbind(s, f)``), else None
+    trials: np.ndarray | None = None
 
     def dropped_message(self) -> str:
         """What the warning says when rows with missing values were dropped."""
@@ -104,12 +110,21 @@ class Design:
     def refit_positions(self, accepted: Iterable[AcceptedTerm]) -> np.ndarray:
         """Positions in ``frame`` of the refit's columns: all but the stream columns no
         selected term uses."""
-        sources = [c for m in self.derived.pca for c in m.columns] if self.derived else []
+        sources = self.derived.sources if self.derived else []  # generated columns are rebuilt from them
         return refit_positions(self.frame, self.plain_positions, accepted, sources)
 
     def refit_frame(self, accepted: Iterable[AcceptedTerm]) -> pd.DataFrame:
         """The frame of the refit (see :meth:`refit_positions`)."""
         return self.frame.iloc[:, _as_slice(self.refit_positions(accepted))]
+
+    def response_on(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray | None]:
+        """The modelled response and its trials (two-column responses) on other rows, e.g.
+        held-out ones, coded as on the design's rows (a factor's success level included)."""
+        if self.trials is not None:
+            response = two_column_response(self.response_name, frame, self.functions)
+            return response.y, response.trials
+        y = design_matrix("0 + " + self.response_label, frame, frame, functions=self.functions)
+        return y.iloc[:, 0].to_numpy(dtype=float), None
 
 
 def build_design(
@@ -140,9 +155,34 @@ def build_design(
     call's ``seed=``) is the default seed of every item with ``order='random'``, each item's
     derived from it and the item's position among the stream items (its own ``seed=`` wins);
     without a seed such orders are unseeded.
+
+    The steps: the data's columns are indexed (:class:`_DataColumns`), the model's own
+    columns found (:func:`_model_columns`: response, fixed terms, roles), each stream item
+    matched to its candidates (:func:`_stream_items`), the used columns cut to the complete
+    rows (:func:`~.rows.complete_rows`), the response and the fixed design evaluated on them, and
+    the streams built (:func:`_build_streams`).
     """
     functions = dict(functions or {})
     term_fns = term_functions(functions)  # one namespace for fixed terms, candidates and refits
+    data = _checked_data(data, missing)
+    parsed = parse_formula(formula) if parsed is None else parsed
+    cols = _DataColumns.of(data)
+    model = _model_columns(parsed, data, cols, roles, functions)
+    items = _stream_items(parsed, data, cols, model, functions, seed)
+    rows = complete_rows(data, items.used, items.items, missing)
+    fixed_frame = _fixed_frame(rows, cols, model)
+    response = _response(parsed.response, rows, cols, model, term_fns, binomial=binomial, grouped=grouped,
+                         family=family)
+    fixed = fixed_matrix(parsed.fixed, fixed_frame, term_fns)
+    check_fixed(fixed, len(rows.frame))
+    streams, build = _build_streams(items, rows, response.y, functions, term_fns)
+    return Design(parsed, response.y, response.name, response.label, response.success, fixed, streams, rows.frame,
+                  rows.n_dropped, build.derived, build.y_ordered, term_fns, rows.kept, rows.missing_by_column,
+                  rows.plain_positions(cols.where, model.taken), rows.used, response.trials)
+
+
+def _checked_data(data: pd.DataFrame, missing: str) -> pd.DataFrame:
+    """``data`` refused unless a frame with rows, labelled as formulas name its columns."""
     if not isinstance(data, pd.DataFrame):
         raise TypeError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     if missing not in ("drop", "raise"):
@@ -152,172 +192,192 @@ def build_design(
     data = text_labels(fresh_labels(data))
     if len(data) == 0:
         raise ValueError("the data have no rows")
-    parsed = parse_formula(formula) if parsed is None else parsed
-    columns = data.columns.tolist()  # tolist: no pandas scalar per column
-    colset = unique_labels(columns)
-    where_is = ColumnPositions(columns)  # a list scan per name for a few names, one table for many
-    if colset is None:
-        named = pd.Index(columns)
-        dup = named[named.duplicated()].unique().tolist()
-        raise ValueError(f"the data have duplicated column names {dup}; column names must be unique")
-    # numeric columns, and columns that may hold dates (object, date and time-difference
-    # dtypes): classified once per dtype, not per column
-    data_numeric, data_dates = column_classes(data)
-    resp = parsed.response
-    resp_col = resp
-    if resp not in colset:
-        inner = variables(resp, colset)
-        if len(inner) == 1 and resp.startswith("Q("):
-            resp_col = inner.pop()
-        else:
-            raise FormulaError(
-                f"the response {resp!r} is not a column of the data; the response must be a column "
-                f"name (create derived responses as a new column first)"
-            )
-    fixed_vars = rhs_variables(parsed.fixed, colset)
-    unknown = unknown_names(parsed.fixed, colset)
+    return data
+
+
+@dataclass
+class _DataColumns:
+    """The data's column labels, looked up by name, and their dtype classes (computed once)."""
+
+    names: list[str]
+    nameset: set[str]
+    where: ColumnPositions  # a list scan per name for a few names, one table for many
+    numeric: np.ndarray  # per column: numeric
+    dates: np.ndarray  # per column: may hold dates (object, date and time-difference dtypes)
+
+    @classmethod
+    def of(cls, data: pd.DataFrame) -> _DataColumns:
+        """Index ``data``'s columns, refusing duplicated labels."""
+        names = data.columns.tolist()  # tolist: no pandas scalar per column
+        nameset = unique_labels(names)
+        where = ColumnPositions(names)
+        if nameset is None:
+            labels = pd.Index(names)
+            dup = labels[labels.duplicated()].unique().tolist()
+            raise ValueError(f"the data have duplicated column names {dup}; column names must be unique")
+        numeric, dates = column_classes(data)  # classified once per dtype, not per column
+        return cls(names, nameset, where, numeric, dates)
+
+
+@dataclass
+class _ModelColumns:
+    """The data columns the model itself uses (none of them is a candidate)."""
+
+    response: set[str]  # the data columns the response uses
+    column: str | None  # the response's column when it is one (not an expression)
+    fixed: set[str]  # columns the fixed terms use
+    taken: set[str]  # the response's, fixed terms' and roles' columns: no glob offers them
+    transformed: set[str]  # columns the fixed terms use only transformed (np.log(x)): a stream may name them
+
+
+def _model_columns(parsed: ParsedFormula, data: pd.DataFrame, cols: _DataColumns, roles: Iterable[str],
+                   functions: Mapping[str, Callable[..., Any]]) -> _ModelColumns:
+    """The response's, fixed terms' and roles' columns, each checked (known, no dates)."""
+    column = plain_column(parsed.response, cols.nameset)
+    response = {column} if column is not None else response_columns(parsed.response, cols.nameset, functions)
+    fixed = rhs_variables(parsed.fixed, cols.nameset)
+    unknown = unknown_names(parsed.fixed, cols.nameset)
     if unknown:
         raise FormulaError(f"unknown column(s) {sorted(unknown)} in the fixed terms; "
-                           f"data columns include {columns[:8]}")
-    for c in sorted(fixed_vars):  # by position: a label look-up would hash every label of a wide frame
-        refuse_dates(data.iloc[:, where_is[c]], f"column {c!r} in the fixed terms")
-    taken = fixed_vars | {resp_col}
-    for c in roles:
-        if c not in colset:
-            raise FormulaError(f"{c!r} is not a column of the data")
-        if c == resp_col:  # the fit would explain the response by itself (statsmodels fails or fits nothing)
-            raise ValueError(f"{c!r} is the response and cannot also be an offset, exposure or weights column "
-                             "(offset=, exposure=, freq_weights=, var_weights=)")
-        refuse_dates(data.iloc[:, where_is[c]], f"column {c!r}")
-    taken |= set(roles)
-    # columns the fixed terms use only transformed (np.log(x)): a stream may still name them
-    transformed = fixed_vars - bare_rhs_columns(parsed.fixed, colset) - {resp_col} - set(roles)
+                           f"data columns include {cols.names[:8]}")
+    for c in sorted(fixed):  # by position: a label look-up would hash every label of a wide frame
+        refuse_dates(data.iloc[:, cols.where[c]], f"column {c!r} in the fixed terms")
+    roles = list(roles)
+    _check_roles(roles, parsed.response, column, response, data, cols)
+    transformed = fixed - bare_rhs_columns(parsed.fixed, cols.nameset) - response - set(roles)
+    return _ModelColumns(response, column, fixed, fixed | response | set(roles), transformed)
 
-    # a stream() item's Resolved candidates, or the matched columns of a column class
-    stream_cands: list[tuple[StreamSpec, Resolved | list[str]]] = []
-    used = set(taken)
-    used_mask = np.zeros(len(columns), dtype=bool)  # data columns used, by position
-    offered = np.zeros(len(columns), dtype=bool)  # data columns an earlier stream() offers
+
+def _check_roles(roles: list[str], lhs: str, column: str | None, response: set[str], data: pd.DataFrame,
+                 cols: _DataColumns) -> None:
+    """Refuse an offset, exposure or weights column that is unknown, the response's, or dates."""
+    for c in roles:
+        if c not in cols.nameset:
+            raise FormulaError(f"{c!r} is not a column of the data")
+        if c in response:  # the fit would explain the response by itself (statsmodels fails or fits nothing)
+            what = "is the response" if c == column else f"is used by the response {lhs!r}"
+            raise ValueError(f"{c!r} {what} and cannot also be an offset, exposure or weights column "
+                             "(offset=, exposure=, freq_weights=, var_weights=)")
+        refuse_dates(data.iloc[:, cols.where[c]], f"column {c!r}")
+
+
+#: one formula item and its candidates: a ``stream()``'s :class:`Resolved`, a column
+#: class's matched columns, or nothing (a dynamic class, built from the other streams)
+_Item = tuple[StreamSpec, Resolved | list[str]]
+
+
+@dataclass
+class _StreamItems:
+    """The formula's stream items matched to the data, and the data columns the design uses."""
+
+    items: list[_Item]
+    used: np.ndarray  # mask over the data's columns: the model's and the candidates'
+
+
+def _stream_items(parsed: ParsedFormula, data: pd.DataFrame, cols: _DataColumns, model: _ModelColumns,
+                  functions: Mapping[str, Callable[..., Any]], seed: Seed) -> _StreamItems:
+    """Each stream item checked and matched to its candidates; a column is offered by one stream only."""
+    items: list[_Item] = []
+    used = set(model.taken)
+    used_mask = np.zeros(len(cols.names), dtype=bool)  # data columns used, by position
+    offered = np.zeros(len(cols.names), dtype=bool)  # data columns an earlier stream() offers
     for position, spec in enumerate(parsed.streams):
         check_options(spec)
-        check_nested(spec, resp, functions)
+        check_nested(spec, parsed.response, functions)
         spec = with_default_seed(spec, seed, position)
         cands: Resolved | list[str]
         if spec.function == "stream":
-            cands = resolve_stream(spec, columns, colset, taken, data, data_dates, data_numeric, transformed,
-                                   offered, where_is)
-            if cands.positions is not None:
-                used_mask[cands.positions] = True
-                offered[cands.positions] = True
-            named = []
-            for cand in cands:
-                used |= {cand.column} if cand.column is not None else variables(cand.name, colset)
-                named += [c for c in (cand.column, cand.factor) if c is not None]
-            if named:  # factors or terms among the columns: one position table, not a scan per name
-                offered[[where_is[c] for c in named]] = True
+            cands = resolve_stream(spec, cols.names, cols.nameset, model.taken, data, cols.dates, cols.numeric,
+                                   model.transformed, offered, cols.where)
+            used |= _mark_offered(cands, cols, used_mask, offered)
         elif spec.function in COLUMN_CLASSES:
-            cands = matched_columns(spec, columns, taken, data)
+            cands = matched_columns(spec, cols.names, model.taken, data)
             used |= set(cands)
         else:
             cands = []
-        stream_cands.append((spec, cands))
-
+        items.append((spec, cands))
     if len(used) < 1000:
         for c in used:
-            used_mask[where_is[c]] = True
+            used_mask[cols.where[c]] = True
     else:
-        used_mask |= np.fromiter(map(used.__contains__, columns), dtype=bool, count=len(columns))
-    used_pos = np.flatnonzero(used_mask)
-    refuse_odd_columns(data, used_pos)  # complex numbers, numbers with a stray "n/a"
-    frame = data.iloc[:, _as_slice(used_pos)]  # a view until written (copy-on-write), not a copy
-    in_frame = np.cumsum(used_mask) - 1  # data position -> frame position
-    # numeric stream() columns: one float matrix per stream, taken from the frame once; one
-    # pass over it finds the columns that may hold NaN or inf, the only ones looked at again
-    matrices: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-    in_matrix = np.zeros(frame.shape[1], dtype=bool)
-    norms: dict[int, np.ndarray | None] = {}
-    for pos, (spec, cands) in enumerate(stream_cands):
-        if isinstance(cands, Resolved) and cands.positions is not None:  # a stream() item
-            fpos = in_frame[cands.positions]
-            x = _float_matrix(frame.iloc[:, _as_slice(fpos)])
-            norm2 = column_norms(x)  # the search's squared norms, and the NaN check in the same pass
-            norms[pos] = norm2
-            matrices[pos] = (fpos, x, np.flatnonzero(~np.isfinite(norm2)))
-            in_matrix[fpos] = True
-    rest = np.flatnonzero(~in_matrix)
-    model_columns = np.zeros(frame.shape[1], dtype=bool)  # the response's, fixed terms' and roles' columns
-    model_columns[[int(in_frame[where_is[c]]) for c in taken]] = True
-    na_rows = frame.iloc[:, _as_slice(rest)].isna().any(axis=1).to_numpy()
-    for fpos, x, suspects in matrices.values():
-        if len(suspects):
-            na_rows = na_rows | np.isnan(x[:, suspects]).any(axis=1)
-    n_dropped = int(na_rows.sum())
-    missing_by_column: dict[str, int] = {}
-    if n_dropped:
-        counts = frame.iloc[:, _as_slice(rest)].isna().sum()
-        missing_by_column = {str(c): int(k) for c, k in counts[counts > 0].items()}
-        for fpos, x, suspects in matrices.values():
-            k = np.isnan(x[:, suspects]).sum(axis=0)
-            missing_by_column.update({str(frame.columns[fpos[j]]): int(v) for j, v in zip(suspects, k) if v})
-        if missing == "raise":
-            bad = frame.columns[frame.isna().any()].tolist()
-            raise ValueError(
-                f"{n_dropped} rows have missing values in the columns used ({bad[:8]}); "
-                "drop or impute them, or pass missing='drop'"
-            )
-        keep = ~na_rows
-        frame = frame.loc[keep]
-        matrices = {pos: (fpos, x[keep], suspects) for pos, (fpos, x, suspects) in matrices.items()}
-        norms = dict.fromkeys(norms)  # of the rows kept: computed again, block by block
-    if len(frame) == 0:
-        no_complete_rows(data[list(frame.columns)])
-    frame = numpy_booleans(frame)  # patsy cannot read pandas' nullable booleans
-    for spec, cands in stream_cands:
-        mark_constant_factors(cands, frame)
-    fixed_cols = sorted(fixed_vars)
-    fixed_frame = frame.iloc[:, [int(in_frame[where_is[c]]) for c in fixed_cols]]
-    check_fixed_columns(fixed_frame, fixed_cols, allow_missing=True)
-    resp_at = int(in_frame[where_is[resp_col]])
-    refuse_infinite(frame, resp_col, list(matrices.values()), numeric=data_numeric[used_pos], response_at=resp_at)
+        used_mask |= np.fromiter(map(used.__contains__, cols.names), dtype=bool, count=len(cols.names))
+    return _StreamItems(items, used_mask)
 
-    y_series = frame.iloc[:, resp_at]
+
+def _mark_offered(cands: Resolved, cols: _DataColumns, used_mask: np.ndarray, offered: np.ndarray) -> set[str]:
+    """Mark a ``stream()``'s columns as used and offered; the names of the columns its terms use."""
+    if cands.positions is not None:
+        used_mask[cands.positions] = True
+        offered[cands.positions] = True
+    used: set[str] = set()
+    named = []
+    for cand in cands:
+        used |= {cand.column} if cand.column is not None else variables(cand.name, cols.nameset)
+        named += [c for c in (cand.column, cand.factor) if c is not None]
+    if named:  # factors or terms among the columns: one position table, not a scan per name
+        offered[[cols.where[c] for c in named]] = True
+    return used
+
+
+def _fixed_frame(rows: DesignRows, cols: _DataColumns, model: _ModelColumns) -> pd.DataFrame:
+    """The fixed terms' columns on the rows used, checked (types, missing values)."""
+    fixed_cols = sorted(model.fixed)
+    fixed_frame = rows.frame.iloc[:, [rows.position(cols.where, c) for c in fixed_cols]]
+    check_fixed_columns(fixed_frame, fixed_cols, allow_missing=True)
+    return fixed_frame
+
+
+def _response(lhs: str, rows: DesignRows, cols: _DataColumns, model: _ModelColumns,
+              functions: Mapping[str, Callable[..., Any]], *, binomial: bool, grouped: bool, family: Any) -> Response:
+    """The response on the rows used -- a column, or an expression evaluated there -- checked
+    against the family.  Infinite values in the other used columns are refused first, by name."""
+    at = [rows.position(cols.where, c) for c in sorted(model.response)]
+    refuse_infinite(rows.frame, lhs, list(rows.matrices.values()), numeric=cols.numeric[rows.used],
+                    response_at=at[0] if len(at) == 1 else -1)
+    if model.column is not None:
+        response = _column_response(rows.frame.iloc[:, at[0]], model.column, binomial, grouped)
+    else:  # the response's columns only: a wide frame's labels are not hashed
+        response = evaluate_response(lhs, rows.frame.iloc[:, at], functions, binomial=binomial, grouped=grouped,
+                                     family=family)
+    if family is not None:
+        check_response(response.y, family, response.name)
+    return response
+
+
+def _column_response(y_series: pd.Series, column: str, binomial: bool, grouped: bool) -> Response:
+    """A response column as floats, its expression in the refit's formula and its success value."""
     if binomial:
-        y, label, success = binomial_response(y_series, resp_col, grouped)
+        y, label, success = binomial_response(y_series, column, grouped)
     else:
         if not is_numeric(y_series):
             raise ValueError(
-                f"the response {resp_col!r} is not numeric (dtype {y_series.dtype}); for a two-level "
+                f"the response {column!r} is not numeric (dtype {y_series.dtype}); for a two-level "
                 "response use family='binomial'"
             )
-        y, label, success = y_series.to_numpy(dtype=float), term_name(resp_col), None
+        y, label, success = y_series.to_numpy(dtype=float), term_name(column), None
     if not np.isfinite(y).all():
-        raise ValueError(f"the response {resp_col!r} has infinite values")
-    if family is not None:
-        check_response(y, family, resp_col)
+        raise ValueError(f"the response {column!r} has infinite values")
+    return Response(y, column, label, success)
 
-    fixed = fixed_matrix(parsed.fixed, fixed_frame, term_fns)
-    check_fixed(fixed, len(frame))
 
-    if any(spec.function == "pca" for spec, _ in stream_cands):
-        frame = frame.copy()  # generated PCA columns are added to it
+def _build_streams(items: _StreamItems, rows: DesignRows, y: np.ndarray, functions: Mapping[str, Callable[..., Any]],
+                   term_fns: dict[str, Callable]) -> tuple[list[Stream], ClassBuild]:
+    """The streams of every item, in formula order: ``stream()`` items and column classes
+    first, then the dynamic classes (which grow from the others); names must be distinct.
+
+    Generated classes may add their columns to the frame (``pca()`` components), so they get
+    a frame of their own first: a shallow copy, the data's columns are not copied.
+    """
+    if any(spec.function != "stream" for spec, _ in items.items):
+        rows.frame = rows.frame.copy(deep=False)
+    frame = rows.frame
     build = ClassBuild()
     sources: dict[str, list[Stream]] = {}
     stream_items: list[str] = []
-    for pos, (spec, cands) in enumerate(stream_cands):
+    for pos, (spec, cands) in enumerate(items.items):
         sname = stream_label(spec)
         if isinstance(cands, Resolved):  # a stream() item
-            if cands.positions is not None:
-                st = FrameStream(sname, frame, names=cands.names, columns=cands.columns, values=matrices[pos][1],
-                                 functions=term_fns, positions=matrices[pos][0], norms=norms[pos])
-            else:
-                st = FrameStream(sname, frame, cands.candidates, functions=term_fns)
-            order = resolve_order(spec, functions)
-            perm = frame_order(st, order, y, spec, sname)
-            if perm is not None:
-                st.permute(perm)
-                if order_uses_y(order):
-                    build.y_ordered.append(sname)
-            build.streams[pos] = [st]
+            build.streams[pos] = [_formula_stream(spec, sname, cands, rows, pos, y, functions, term_fns, build)]
             stream_items.append(sname)
         elif spec.function in COLUMN_CLASSES:
             def sub_stream(name: str, members: list[str]) -> Stream:
@@ -327,29 +387,40 @@ def build_design(
         else:
             continue
         sources[sname] = build.streams[pos]
-    for pos, (spec, _) in enumerate(stream_cands):
+    for pos, (spec, _) in enumerate(items.items):
         if spec.function != "stream" and stream_class(spec.function).dynamic:
             build.streams[pos] = dynamic_class_streams(
                 spec, sources, stream_items, len(frame), y, functions,
                 lambda expr: evaluate_term(expr, frame, term_fns), build)
+    return _distinct_streams(build, len(items.items)), build
 
+
+def _formula_stream(spec: StreamSpec, name: str, cands: Resolved, rows: DesignRows, pos: int, y: np.ndarray,
+                    functions: Mapping[str, Callable[..., Any]], term_fns: dict[str, Callable],
+                    build: ClassBuild) -> FrameStream:
+    """The stream of a ``stream()`` item, in its ``order=``."""
+    if cands.positions is not None:
+        st = FrameStream(name, rows.frame, names=cands.names, columns=cands.columns, values=rows.matrices[pos][1],
+                         functions=term_fns, positions=rows.matrices[pos][0], norms=rows.norms[pos])
+    else:
+        st = FrameStream(name, rows.frame, cands.candidates, functions=term_fns)
+    order = resolve_order(spec, functions)
+    perm = frame_order(st, order, y, spec, name)
+    if perm is not None:
+        st.permute(perm)
+        if order_uses_y(order):
+            build.y_ordered.append(name)
+    return st
+
+
+def _distinct_streams(build: ClassBuild, n_items: int) -> list[Stream]:
+    """The built streams in formula order, refusing two of the same name."""
     streams: list[Stream] = []
     seen_names: set[str] = set()
-    for pos in range(len(stream_cands)):
+    for pos in range(n_items):
         for built in build.streams[pos]:
             if built.name in seen_names:
                 raise FormulaError(f"two streams are called {built.name!r}; give them distinct name= arguments")
             seen_names.add(built.name)
             streams.append(built)
-    return Design(parsed, y, resp_col, label, success, fixed, streams, frame, n_dropped,
-                  build.derived, build.y_ordered, term_fns, np.flatnonzero(~na_rows) if n_dropped else None,
-                  missing_by_column, np.flatnonzero(in_matrix & ~model_columns), used_pos)
-
-
-def _float_matrix(frame: pd.DataFrame) -> np.ndarray:
-    """The frame's values as floats: a view of a single float64 block, else one copy."""
-    try:
-        return frame.to_numpy(dtype=float)
-    except (TypeError, ValueError):  # nullable dtypes holding pd.NA
-        return frame.to_numpy(dtype=float, na_value=np.nan)
-
+    return streams

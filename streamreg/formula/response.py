@@ -12,7 +12,8 @@ from .checks import is_numeric, plain
 from .names import term_name
 
 
-def binomial_response(series: pd.Series, name: str, grouped: bool = False) -> tuple[np.ndarray, str, object | None]:
+def binomial_response(series: pd.Series, name: str, grouped: bool = False,
+                      expression: str | None = None) -> tuple[np.ndarray, str, object | None]:
     """The response of a binomial model, its formula expression and its success value.
 
     Parameters
@@ -25,6 +26,9 @@ def binomial_response(series: pd.Series, name: str, grouped: bool = False) -> tu
         Whether ``var_weights`` (the numbers of trials) are given: a numeric response may
         then hold proportions in [0, 1] (grouped data, R's ``glm(p ~ x, weights = m)``);
         :func:`check_successes` checks that they are whole numbers of successes.
+    expression : str, optional
+        The response as the formula writes it when it is an expression
+        (``I(medv > 25)``); by default the column ``name`` as a formula names it.
 
     Returns
     -------
@@ -42,7 +46,7 @@ def binomial_response(series: pd.Series, name: str, grouped: bool = False) -> tu
     when two remain.  The first of them, in the categories' order (sorted values for
     text), is failure.
     """
-    expr = term_name(name)
+    expr = term_name(name) if expression is None else expression
     present = series.unique()
     if len(present) == 1 and is_numeric(series) and 0 < float(present[0]) < 1:  # grouped data, one proportion
         raise ValueError(f"the response {name!r} is constant (every proportion is {float(present[0]):g}): there is "

@@ -1,8 +1,16 @@
-"""Shared pieces of the model states: candidate blocks and the orthogonal basis."""
+"""Shared pieces of the model states: candidate blocks and the orthogonal basis.
+
+:class:`CandidateValues` is the seam for where a block's values live: the model states, the
+drivers and the passes use a block only through it.  :class:`CandidateBlock` keeps the values
+in memory as one numpy matrix; ``streams/dask_array.py:DaskBlock`` keeps them in a Dask array
+and scores each chunk where it lives.  A sparse or GPU block is one more class implementing
+the protocol, with the stream that hands it out (see ``docs/design.md``).
+"""
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -21,28 +29,81 @@ def column_norms(values: np.ndarray) -> np.ndarray:
         return np.einsum("ij,ij->j", values, values)
 
 
-@dataclass
-class CandidateBlock:
-    """``m`` candidate terms stacked column-wise into one ``n x sum(d)`` matrix.
+class CandidateValues(Protocol):
+    """A block of ``m`` candidate terms, wherever their values live.
 
-    ``widths[j]`` is the number of columns of term ``j``; single-column terms are the
-    common case and are scored with pure matrix products.
+    The terms' columns are numbered as if stacked into one ``n x sum(widths)`` matrix: term
+    ``j`` holds columns ``starts[j]`` to ``starts[j] + widths[j]``.  Every array a block
+    returns is a numpy array in memory; a block whose values live elsewhere (a cluster, a
+    sparse matrix, a GPU) computes there and hands back numbers.  The costs differ by
+    member, and the callers use the cheap ones on the common path:
+
+    * :meth:`reduce_single` is the one pass over the values every search makes: the gain
+      and rank of each single-column term against the current model's ``[Q t]``;
+    * :meth:`term` fetches one term (an accepted candidate, a rare near-collinear rescue);
+    * :attr:`values` materialises the whole block, for the rarer paths (multi-column terms,
+      robust candidate tests, the penalised methods, a re-offered block's copy).
     """
 
-    values: np.ndarray
-    #: None (the default) means one column per term; ``__post_init__`` fills it in
-    widths: np.ndarray = field(default=None)  # type: ignore[arg-type]
-    #: squared column norms, computed once (:meth:`sq_norms`) and kept across rescores
-    norm2: np.ndarray | None = field(default=None, repr=False)
+    @property
+    def widths(self) -> np.ndarray:
+        """Columns of each term (int array of length ``m``)."""
+        ...
 
-    def __post_init__(self) -> None:
-        self.values = np.asarray(self.values, dtype=float)
+    @property
+    def starts(self) -> np.ndarray:
+        """First column of each term."""
+        ...
+
+    @property
+    def values(self) -> np.ndarray:
+        """All the columns as one float matrix in memory."""
+        ...
+
+    def __len__(self) -> int:
+        """The number of terms ``m``."""
+        ...
+
+    def term(self, j: int) -> np.ndarray:
+        """Term ``j``'s columns, ``n x widths[j]``."""
+        ...
+
+    def sq_norms(self) -> np.ndarray:
+        """Squared norm of every column (NaN or inf where a column is not finite)."""
+        ...
+
+    def reduce_single(self, q_and_target: np.ndarray,
+                      row_weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Gain and rank of each single-column term against ``[Q t]`` (see :func:`reduce_single_columns`);
+        ``row_weights`` multiply the rows first."""
+        ...
+
+    def constant_terms(self, terms: np.ndarray) -> np.ndarray:
+        """Whether each of ``terms`` (positions) is constant: all its columns are."""
+        ...
+
+    def tail(self, start: int) -> CandidateValues:
+        """The terms from position ``start`` on."""
+        ...
+
+
+class CandidateBlock:
+    """``m`` candidate terms in memory, stacked column-wise into one ``n x sum(d)`` matrix.
+
+    ``widths[j]`` is the number of columns of term ``j`` (default: one column per term);
+    single-column terms are the common case and are scored with pure matrix products.
+    ``norm2``: the columns' squared norms when the caller has them (:meth:`sq_norms`).
+    The in-memory implementation of :class:`CandidateValues`.
+    """
+
+    def __init__(self, values: np.ndarray, widths: np.ndarray | None = None, norm2: np.ndarray | None = None):
+        self.values = np.asarray(values, dtype=float)
         if self.values.ndim == 1:
             self.values = self.values[:, None]
-        if self.widths is None:
-            self.widths = np.ones(self.values.shape[1], dtype=int)
-        self.widths = np.asarray(self.widths, dtype=int)
+        self.widths = np.asarray(np.ones(self.values.shape[1], dtype=int) if widths is None else widths, dtype=int)
         self.starts = np.concatenate(([0], np.cumsum(self.widths)[:-1])).astype(int)
+        #: squared column norms, computed once (:meth:`sq_norms`) and kept across rescores
+        self.norm2 = norm2
 
     def __len__(self) -> int:
         return len(self.widths)
@@ -295,7 +356,7 @@ def equilibrate(values: np.ndarray) -> np.ndarray:
     return values / column_scales(values)
 
 
-def skip_codes(block: CandidateBlock, rank: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
+def skip_codes(block: CandidateValues, rank: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
     """Skip code per candidate from its rank after projection and the df left."""
     codes = np.zeros(len(block), dtype=np.int8)
     collinear = np.flatnonzero(rank == 0)

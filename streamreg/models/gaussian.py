@@ -20,6 +20,7 @@ from .base import (
     TESTED,
     Basis,
     CandidateBlock,
+    CandidateValues,
     ObservationWeights,
     equilibrate,
     multi_column_reduction,
@@ -107,7 +108,7 @@ class GaussianState:
         self._qr = np.column_stack([self.basis.q, self.resid])
         self._robust = RobustScorer(self.basis.q, self.resid, self.cov, self.nobs) if self.cov.robust else None
 
-    def score_block(self, block: CandidateBlock) -> tuple[TestOutcomes, np.ndarray]:
+    def score_block(self, block: CandidateValues) -> tuple[TestOutcomes, np.ndarray]:
         """Test every candidate of ``block`` against the current model.
 
         Returns the outcomes and a skip code per candidate (see ``SKIP_REASONS``):
@@ -143,7 +144,7 @@ class GaussianState:
             out = TestOutcomes(stat, df, dfr, llr, log_sf, self._critical)
         return out, codes
 
-    def _score_robust(self, block: CandidateBlock) -> tuple[TestOutcomes, np.ndarray]:
+    def _score_robust(self, block: CandidateValues) -> tuple[TestOutcomes, np.ndarray]:
         """Robust Wald chi-squares (see :mod:`.robust`); terms of one width are scored together."""
         assert self._robust is not None
         m, widths = len(block), block.widths
@@ -170,7 +171,7 @@ class GaussianState:
         chi2 = np.full(m, np.inf)  # statsmodels' robust tests are z / chi-square (use_t=False)
         return TestOutcomes(stat, np.maximum(rank, 1), chi2, llr, log_sf, self._critical), codes
 
-    def _single_columns(self, block: CandidateBlock) -> tuple[np.ndarray, np.ndarray]:
+    def _single_columns(self, block: CandidateValues) -> tuple[np.ndarray, np.ndarray]:
         """RSS reduction and rank (0/1) of each single-column candidate.
 
         One GEMM gives ``Q'B`` and ``r'B`` together; ``||B~||^2 = ||B||^2 - ||Q'B||^2`` by

@@ -48,7 +48,7 @@ from .base import (
     SEPARATION,
     TESTED,
     Basis,
-    CandidateBlock,
+    CandidateValues,
     ObservationWeights,
     equilibrate,
     multi_column_reduction,
@@ -291,7 +291,7 @@ class GLMState:
         self.pearson_resid = float(self.z_resid @ self.z_resid)
         self._qz = np.column_stack([self.basis.q, self.z_resid])
 
-    def score_block(self, block: CandidateBlock) -> tuple[TestOutcomes, np.ndarray]:
+    def score_block(self, block: CandidateValues) -> tuple[TestOutcomes, np.ndarray]:
         """Score (or LR) test of every candidate in ``block``; returns outcomes, skip codes."""
         m = len(block)
         widths = block.widths
@@ -341,7 +341,7 @@ class GLMState:
         (R's dispersion of a quasi family; statsmodels' ``scale="X2"``)."""
         return float((self.pearson_resid + self.restricted_score) / max(self.nobs - self.k, 1))
 
-    def _lr_statistics(self, block: CandidateBlock, codes: np.ndarray) -> np.ndarray:
+    def _lr_statistics(self, block: CandidateValues, codes: np.ndarray) -> np.ndarray:
         """Twice the log-likelihood gain, one warm-started refit per candidate.
 
         Where the augmented MLE does not exist the gain at the last IRLS iterate is used (the

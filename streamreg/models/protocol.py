@@ -27,7 +27,7 @@ from typing import Protocol
 import numpy as np
 
 from ..outcomes import TestOutcomes
-from .base import CandidateBlock
+from .base import CandidateValues
 
 
 class ModelState(Protocol):
@@ -53,7 +53,7 @@ class ModelState(Protocol):
         """Columns in the current design (intercept and accepted terms included)."""
         ...
 
-    def score_block(self, block: CandidateBlock) -> tuple[TestOutcomes, np.ndarray]:
+    def score_block(self, block: CandidateValues) -> tuple[TestOutcomes, np.ndarray]:
         """Test every candidate of ``block`` against the current model; the state is unchanged.
 
         Returns the outcomes and a skip code per candidate (``models.base.TESTED`` or a key

@@ -29,6 +29,7 @@ import statsmodels.api as sm
 
 from ..config import weight_array as _weight_array
 from ..formula.dask_frame import is_dask_frame
+from ..formula.lhs import response_data_columns
 from ..formula.names import rhs_variables, text_labels
 from ..validators import _is_real
 
@@ -63,9 +64,9 @@ def _generated(res: StreamRegResults) -> set[str]:
 
 
 def _pca_maps(res: StreamRegResults, used: set[str]) -> list:
-    """The pca() maps at least one of whose components the model uses."""
+    """The fitted maps of generated classes (pca(), ...) at least one of whose columns the model uses."""
     derived = res._derived
-    return [m for m in (derived.pca if derived else []) if used & set(m.names)]
+    return derived.used_by(used) if derived else []
 
 
 def _weights(res: StreamRegResults) -> ObservationWeights | None:
@@ -279,17 +280,17 @@ def model_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None) -> p
     response = res.response_name
     if newdata is None:
         source = res._train
-        columns = ([response] if response in source.columns else []) + used
+        columns = response_data_columns(response, source.columns) + used  # a column, or an expression's
         columns += [c for c in role_columns(res) if c in source.columns and c not in columns]
         return source.loc[:, columns].copy()
     check_newdata(res, newdata)
     generated = _generated(res)
     plain = [c for c in used if c not in generated]
-    head = [response] if response in newdata.columns and response not in plain else []
+    head = [c for c in response_data_columns(response, newdata.columns) if c not in plain]
     out = newdata.loc[:, head + plain].copy()
     wanted = set(used)
     for m in _pca_maps(res, wanted):
-        scores = m.scores(newdata)
+        scores = m.transform(newdata)
         for j, name in enumerate(m.names):
             if name in wanted:
                 out[name] = scores[:, j]

@@ -13,7 +13,7 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 
-from ..models.base import CandidateBlock
+from ..models.base import CandidateValues
 
 T = TypeVar("T")
 
@@ -92,7 +92,7 @@ class TermBlock:
 
     stream: str
     names: Sequence[str]
-    block: CandidateBlock
+    block: CandidateValues
     columns: Sequence[list[str] | None] | None = None
     specs: Sequence[Any] | None = None
     pass_no: int = 1  # which pass over the stream offers these candidates (history column)
@@ -175,7 +175,7 @@ class Stream(ABC):
     def on_accept(self, term: AcceptedTerm) -> None:
         """Called for every accepted term, whatever its stream."""
 
-    def reread(self, positions: np.ndarray) -> CandidateBlock | None:
+    def reread(self, positions: np.ndarray) -> CandidateValues | None:
         """A fresh block of the candidates at ``positions`` (the ``TermBlock.positions`` this
         stream set), bit-identical to what a copy of their values would hold; None when the
         stream cannot read a candidate twice (generators, Dask arrays): it then sets no

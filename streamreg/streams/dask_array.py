@@ -1,7 +1,7 @@
 """Candidates in a Dask array: scored where they live, fetched only when accepted.
 
 A :class:`DaskArrayStream` hands out blocks of columns of an ``n x m`` ``dask.array``.
-Scoring a block is one pass over its values (:meth:`CandidateBlock.reduce_single`): here
+Scoring a block is one pass over its values (:meth:`CandidateValues.reduce_single`): here
 each chunk runs it on the worker that holds the chunk, against the current model's
 ``[Q r]`` (least squares) or weighted ``[Q z]`` and weights (GLMs), which travel with the
 task; the driver receives three numbers per candidate (gain, rank, constant) and computes
@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from ..models.base import CandidateBlock, gain_from_products
+from ..models.base import column_norms, gain_from_products
 from .base import NameRange, Stream, TermBlock
 from .dask_tasks import (
     LazyChunks,
@@ -76,15 +76,20 @@ def is_dask_array(x: object) -> bool:
     return type(x).__module__.startswith("dask.array") and hasattr(x, "chunks") and hasattr(x, "dask")
 
 
-class DaskBlock(CandidateBlock):
-    """Consecutive single-column candidates whose values stay in a Dask array."""
+class DaskBlock:
+    """Consecutive single-column candidates whose values stay in a Dask array.
+
+    A :class:`~streamreg.models.base.CandidateValues`: the pass over the values
+    (:meth:`reduce_single`) runs on the workers, :meth:`term` fetches one column and
+    :attr:`values` computes them all (asked only by the paths for multi-column terms).
+    """
 
     def __init__(self, stream: DaskArrayStream, start: int, n: int, darr: Any = None):
         self.stream, self.start, self.n = stream, start, n
         self._darr = darr  # the columns' dask array, sliced when first needed (most blocks never are)
         self.widths = np.ones(n, dtype=int)
         self.starts = np.arange(n)
-        self.norm2 = None
+        self.norm2: np.ndarray | None = None
         self._constant: np.ndarray | None = None
         self._kept = False
         self.scored = False  # a first scoring reads the values once; only rescores keep them
@@ -106,9 +111,15 @@ class DaskBlock(CandidateBlock):
         return self._darr
 
     @property
-    def values(self) -> np.ndarray:  # type: ignore[override]
+    def values(self) -> np.ndarray:
         """All the block's values, computed (only the multi-column paths would ask)."""
         return np.asarray(self.darr.compute(), dtype=float)
+
+    def sq_norms(self) -> np.ndarray:
+        """Squared norm of every column, from the computed values (asked by robust tests only); cached."""
+        if self.norm2 is None:
+            self.norm2 = column_norms(self.values)
+        return self.norm2
 
     def __len__(self) -> int:
         return self.n

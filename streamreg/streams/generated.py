@@ -7,13 +7,16 @@ Everything here is computed from the candidate columns alone, never from the res
 (Dhillon, Foster and Ungar 2010, section 3.1).  Squares and named transforms are plain patsy expressions
 (``I(x3**2)``, ``np.log(x5)``), so they need no stored state.  PCA components and
 user-supplied transforms do: their parameters live in a :class:`DerivedColumns` object
-that the results keep and re-apply to new data, so a refit never re-estimates them.
+that the results keep and re-apply to new data, so a refit never re-estimates them.  A
+class whose columns are fitted keeps them behind :class:`FittedMap` (the columns it adds,
+the data columns it reads, and a transform with the fitted parameters); nothing outside
+this module knows which class fitted a map.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +39,24 @@ NAMED_TRANSFORMS: dict[str, tuple[Callable, str, Callable, str]] = {
 }
 
 
+class FittedMap(Protocol):
+    """The fitted state of a generated class whose columns depend on the training rows.
+
+    ``names`` are the columns it adds to the design's frame, ``columns`` the data columns
+    it reads, and ``transform(frame)`` computes its columns (``len(frame) x len(names)``)
+    from those data columns of any frame with the parameters fitted on the training rows,
+    so that a refit and predictions rebuild the same columns.  :class:`PCAMap` is one.
+    """
+
+    @property
+    def names(self) -> list[str]: ...
+
+    @property
+    def columns(self) -> list[str]: ...
+
+    def transform(self, frame: pd.DataFrame) -> np.ndarray: ...
+
+
 @dataclass
 class PCAMap:
     """Centring, scaling and loadings of one ``pca()`` item, fitted on the training rows.
@@ -55,7 +76,7 @@ class PCAMap:
     def names(self) -> list[str]:
         return [f"{self.prefix}_{j + 1}" for j in range(self.loadings.shape[1])]
 
-    def scores(self, frame: pd.DataFrame) -> np.ndarray:
+    def transform(self, frame: pd.DataFrame) -> np.ndarray:
         """The components on ``frame`` with the stored (training) parameters."""
         missing = [c for c in self.columns if c not in frame.columns]
         if missing:
@@ -106,27 +127,49 @@ class ColumnFunction:
 class DerivedColumns:
     """State the refit needs to rebuild generated terms on any data frame.
 
-    ``pca`` add columns named ``prefix_j``; ``functions`` are user transforms called by
-    name inside the formula (``cube(x5)``) and are handed to patsy as its namespace.
+    ``maps`` are the fitted maps of the generated classes (:class:`FittedMap`: ``pca()``
+    adds columns named ``prefix_j``); ``functions`` are user transforms called by name
+    inside the formula (``cube(x5)``) and are handed to patsy as its namespace.
     """
 
-    pca: list[PCAMap] = field(default_factory=list)
+    maps: list[FittedMap] = field(default_factory=list)
     functions: dict[str, ColumnFunction] = field(default_factory=dict)
 
     @property
     def columns(self) -> list[str]:
-        return [name for m in self.pca for name in m.names]
+        """The generated columns, in the order they were added."""
+        return [name for m in self.maps for name in m.names]
+
+    @property
+    def sources(self) -> list[str]:
+        """The data columns the maps read."""
+        return [c for m in self.maps for c in m.columns]
+
+    @property
+    def pca(self) -> list[PCAMap]:
+        """The ``pca()`` maps (their loadings and eigenvalues), for a reader who inspects them."""
+        return [m for m in self.maps if isinstance(m, PCAMap)]
+
+    def used_by(self, names: Container[str]) -> list[FittedMap]:
+        """The maps at least one of whose columns is among ``names``."""
+        return [m for m in self.maps if any(c in names for c in m.names)]
 
     def __bool__(self) -> bool:
-        return bool(self.pca or self.functions)
+        return bool(self.maps or self.functions)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # results pickled when the maps were a list of PCA maps called ``pca``
+        if "pca" in state:
+            state = {("maps" if k == "pca" else k): v for k, v in state.items()}
+        self.__dict__.update(state)
 
     def augment(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """``frame`` with the PCA columns (re)computed from the stored parameters."""
-        if not self.pca:
+        """``frame`` with the generated columns (re)computed from the stored parameters."""
+        if not self.maps:
             return frame
         out = frame.copy()
-        for m in self.pca:
-            out[m.names] = m.scores(frame)
+        for m in self.maps:
+            out[m.names] = m.transform(frame)
         return out
 
 
@@ -324,8 +367,8 @@ def pca_streams(request: ClassRequest) -> list[Stream]:
     x = request.values
     k = options["k"] if "k" in options else min(50, len(cols), len(frame))
     pmap = fit_pca(x, cols, k, _pca_prefix(request, frame), request.text)
-    request.derived.pca.append(pmap)
-    scores = pmap.scores(frame)
+    request.derived.maps.append(pmap)
+    scores = pmap.transform(frame)
     frame[pmap.names] = scores
     return _columns_stream(request, pmap.names, scores)
 
@@ -337,7 +380,7 @@ def _pca_prefix(request: ClassRequest, frame: pd.DataFrame) -> str:
             raise FormulaError(f"{request.text}: name={name!r} must be a valid identifier (it prefixes pca columns)")
         prefix = str(name)
     else:
-        used = {m.prefix for m in request.derived.pca}
+        used = {m.prefix for m in request.derived.pca}  # the prefixes of earlier pca() items
         prefix = next(p for p in ("pca" if i == 1 else f"pca{i}" for i in range(1, 1000)) if p not in used)
     if any(c.startswith(prefix + "_") for c in frame.columns):
         raise FormulaError(

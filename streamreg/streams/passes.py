@@ -15,7 +15,7 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 
-from ..models.base import CandidateBlock
+from ..models.base import CandidateBlock, CandidateValues
 from .base import AcceptedTerm, Stream, TermBlock
 
 T = TypeVar("T")
@@ -67,7 +67,7 @@ class ConcatStream(Stream):
     def _next_block(self, k: int) -> TermBlock | None:
         return self.take(k)
 
-    def reread(self, positions: np.ndarray) -> CandidateBlock | None:
+    def reread(self, positions: np.ndarray) -> CandidateValues | None:
         """Asked of one block's candidates, so of one child (whose numbering starts at its offset)."""
         starts = [(i, at) for i, at in enumerate(self.offsets) if at is not None]
         i, at = starts[int(np.searchsorted([a for _, a in starts], positions[0], side="right")) - 1]
@@ -110,7 +110,7 @@ class _Reoffer:
 
     pass_no: int
     names: Sequence[str]
-    block: CandidateBlock | None
+    block: CandidateValues | None
     columns: Sequence[Any] | None
     specs: Sequence[Any] | None
     positions: np.ndarray | None = None
@@ -161,7 +161,7 @@ class PassesStream(Stream):
         inner = self.inner.horizon
         return None if inner is None else self.passes * inner
 
-    def reread(self, positions: np.ndarray) -> CandidateBlock | None:
+    def reread(self, positions: np.ndarray) -> CandidateValues | None:
         """The inner stream's candidates at ``positions`` (every pass numbers them as it does)."""
         return self.inner.reread(positions)
 

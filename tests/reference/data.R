@@ -41,6 +41,8 @@ mt <- datasets::mtcars
 mt$transmission <- c("automatic", "manual")[mt$am + 1]
 out$mtcars <- data.frame(transmission = mt$transmission, wt = mt$wt, hp = mt$hp)
 
+out$boston <- MASS::Boston  # 506 rows; medv for the response expressions (response_expressions.R)
+
 dir.create(DATA_DIR, showWarnings = FALSE)
 for (nm in names(out)) {
   path <- file.path(DATA_DIR, paste0(nm, ".csv"))

@@ -24,7 +24,7 @@ import numpy as np
 from ...validators import check_choice, check_integer, check_number
 
 if TYPE_CHECKING:
-    from ...models.base import CandidateBlock
+    from ...models.base import CandidateValues
 
 BASES = ("linear", "rbf")
 
@@ -101,8 +101,8 @@ class Expander:
         values = np.column_stack(cols) if cols else np.empty((len(raw), 0))
         return specs, values
 
-    def expand_block(self, block: CandidateBlock, first_term: int) -> tuple[list[ColumnSpec], np.ndarray, np.ndarray]:
-        """All weight columns of a :class:`~streamreg.models.base.CandidateBlock` at once.
+    def expand_block(self, block: CandidateValues, first_term: int) -> tuple[list[ColumnSpec], np.ndarray, np.ndarray]:
+        """All weight columns of a block (:class:`~streamreg.models.base.CandidateValues`) at once.
 
         Returns the specs, the values (n x c) and, per column, the position of its term in
         the block (sorted).  Terms are numbered ``first_term + j``.  The linear basis is
