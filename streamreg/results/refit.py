@@ -45,6 +45,7 @@ from statsmodels.regression.linear_model import (
 from ..models import spec_of
 from ..models.base import ObservationWeights, column_scales
 from ..models.glm import invalid_means, near_boundary
+from ..models.negbin import estimated_family
 from ..models.robust import NONROBUST, RobustCov
 from ..models.separation import mle_exists
 
@@ -96,6 +97,10 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
     scales = None if col_scales.max() / col_scales.min() <= _SPREAD else col_scales
     ols = spec_of(family).least_squares  # Gaussian with identity link
     least_squares = ols and (weights is None or set(weights.given()) == {"var_weights"})
+    theta_problems: list[str] = []
+    start = None
+    if spec_of(family).theta_estimated:  # glm.nb: theta by maximum likelihood, then the GLM at it
+        family, start, theta_problems = estimated_family(y.to_numpy(float), x.to_numpy(float), family, weights)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with np.errstate(over="ignore"):  # exp overflow in the inverse link saturates harmlessly
@@ -105,14 +110,15 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
                 # least squares as a GLM reports t tests as WLS does, unless the covariance is robust
                 # least squares as a GLM, and the quasi families (R's summary.glm), report t tests
                 use_t = (ols or spec_of(family).refit_scale is not None) and not cov.robust
-                fit = _glm(y, x, family, scales, weights, use_t=use_t, cov=cov)
+                fit = _glm(y, x, family, scales, weights, use_t=use_t, cov=cov, start=start)
             fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
     suspect = not ols and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
     rows = None if weights is None else weights.positive_rows()
     xv, yv = x.to_numpy(float), y.to_numpy(float)
     if rows is not None:  # rows of frequency weight zero are not observations
         xv, yv = xv[rows], yv[rows]
-    problems = refit_problems(caught, x.shape, suspect=suspect, separated=lambda: not mle_exists(xv, yv, family))
+    problems = theta_problems + refit_problems(caught, x.shape, suspect=suspect,
+                                               separated=lambda: not mle_exists(xv, yv, family))
     if scales is not None:
         problems += _out_of_range(fit, list(x.columns))
     with np.errstate(invalid="ignore"):
@@ -163,14 +169,16 @@ def _robust_from(result: Any, inner: Any, scales: np.ndarray) -> None:
     result.cov_params_default = _unscale_cov(inner.cov_params_default, scales)
 
 
-def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST) -> Any:
-    """IRLS to convergence, then restarted once from the estimates (covariance at the MLE).
+def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST, start: np.ndarray | None = None) -> Any:
+    """IRLS to convergence (from ``start`` if given), then restarted once from the estimates
+    (covariance at the MLE).
 
     A quasi family's dispersion is statsmodels' ``scale="X2"`` (``FamilySpec.refit_scale``)."""
     scale = spec_of(model.family).refit_scale
     options: dict[str, Any] = {} if scale is None else {"scale": scale}
     options.update(cov.fit_kwargs())
-    fit = model.fit(tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None, **options)
+    fit = model.fit(start_params=start, tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None,
+                    **options)
     params = np.asarray(fit.params, dtype=float)
     if not (getattr(fit, "converged", False) and np.all(np.isfinite(params))):
         return fit  # not at an MLE (e.g. separation): nothing to gain, the warnings say so
@@ -181,12 +189,14 @@ def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST) -> Any:
 
 
 def _glm(y: pd.Series, x: pd.DataFrame, family: Any, scales: np.ndarray | None,
-         weights: ObservationWeights | None = None, use_t: bool = False, cov: RobustCov = NONROBUST) -> Any:
+         weights: ObservationWeights | None = None, use_t: bool = False, cov: RobustCov = NONROBUST,
+         start: np.ndarray | None = None) -> Any:
     options = {} if weights is None else weights.glm_options()
     if scales is None:
-        fit = _glm_fit(sm.GLM(y, x, family=family, **options), use_t, cov)
+        fit = _glm_fit(sm.GLM(y, x, family=family, **options), use_t, cov, start)
     else:
-        inner = _glm_fit(sm.GLM(y, x / scales, family=family, **options), use_t, cov)._results
+        inner_start = None if start is None else start * scales
+        inner = _glm_fit(sm.GLM(y, x / scales, family=family, **options), use_t, cov, inner_start)._results
         model = sm.GLM(y, x, family=family, **options)
         model.df_model, model.df_resid = inner.model.df_model, inner.model.df_resid
         model.mu, model.scale, model.weights = inner.model.mu, inner.model.scale, inner.model.weights

@@ -224,6 +224,27 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         return information_criteria(self.fit, self.family).bic
 
     @property
+    def theta(self) -> float | None:
+        """The negative binomial's estimated theta (R's ``glm.nb`` ``fit$theta``); None for other families.
+
+        Examples
+        --------
+        >>> import pandas as pd, streamreg as sr
+        >>> d = pd.DataFrame({"k": [0, 3, 1, 7, 0, 2, 12, 1, 0, 5], "x": range(10)})
+        >>> fit = sr.streamreg("k ~ stream(x)", d, family="negbin", max_tests=0)
+        >>> round(fit.theta, 4), round(fit.theta_se, 4)  # R: glm.nb(k ~ 1, d)$theta, $SE.theta
+        (0.7255, 0.4537)
+        """
+        estimate = getattr(self.family, "estimate", None)
+        return None if estimate is None else float(estimate.theta)
+
+    @property
+    def theta_se(self) -> float | None:
+        """The standard error of :attr:`theta` (R's ``fit$SE.theta``); None for other families."""
+        estimate = getattr(self.family, "estimate", None)
+        return None if estimate is None else float(estimate.se)
+
+    @property
     def fittedvalues(self) -> pd.Series:
         """Fitted means on the refit's rows (statsmodels' ``fittedvalues``).
 

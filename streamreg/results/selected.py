@@ -19,6 +19,7 @@ import statsmodels.api as sm
 from ..formula.design import design_matrix
 from ..models.base import NO_WEIGHTS, ObservationWeights
 from ..models.families import describe_test as describe_test_name
+from ..models.families import spec_of
 from ..models.robust import NONROBUST, RobustCov
 from ..search.streamwise import SearchResult
 from ..streams.generated import DerivedColumns
@@ -164,5 +165,7 @@ def fit_selected(model: SelectedModel, selection: SelectionRecord) -> StreamRegR
         warnings.warn("the refit of the selected terms is unreliable: " + "; ".join(problems)
                       + " (see summary())", RefitWarning, stacklevel=3)
     results = StreamRegResults(model=model, selection=selection, fit=fit, refit_warnings=problems)
+    if spec_of(model.family).theta_estimated:  # the family at the refit's estimate (glm.nb's theta)
+        results.family = fit.model.family
     results._weights = model.weights  # offset, exposure and weights of the refit (read by predictions)
     return results

@@ -15,6 +15,7 @@ from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
 from ..models.families import spec_of
+from ..models.theta import ThetaEstimate
 from .fit_checks import candidate_test_note, dispersion_note, stability_warnings
 from .html_safe import tables_html
 from .latex import latex_escape, latex_tabular, note_paragraphs
@@ -174,6 +175,9 @@ def notes(res: StreamRegResults) -> list[str]:
                      "statsmodels' for the underlying family, and logLik, AIC and BIC are not available (NA "
                      f"in R). Standard errors use the Pearson dispersion {float(res.fit.scale):.4g} and t tests "
                      "on the residual degrees of freedom, as R's summary.glm.")
+    theta = theta_note(res)
+    if theta:
+        lines.append(theta)
     freq = np.asarray(getattr(res.fit.model, "freq_weights", 1.0), dtype=float)
     if freq.ndim and not np.all(freq == 1.0):
         # statsmodels' header counts rows; the residual df, BIC and glance() count observations
@@ -189,6 +193,21 @@ def notes(res: StreamRegResults) -> list[str]:
     if overdispersed:
         lines.append(overdispersed)
     return lines
+
+
+def theta_note(res: StreamRegResults) -> str | None:
+    """The negative binomial's theta and its standard error (R's ``summary.negbin``)."""
+    estimate = getattr(res.family, "estimate", None)
+    if not (spec_of(res.family).theta_estimated and isinstance(estimate, ThetaEstimate)):
+        return None
+    if estimate.capped:
+        value = f"theta = {estimate.theta:.6g} (capped: it diverges, see the warning)"
+    else:
+        value = f"theta = {estimate.theta:.6g} (SE {estimate.se:.4g})"
+    return (f"Negative binomial with theta estimated by maximum likelihood (R's MASS::glm.nb): {value}, "
+            f"2 x log-likelihood = {estimate.twologlik:.6g}. The standard errors and z tests above hold theta at "
+            f"its estimate, as R's summary.negbin; logLik, AIC and BIC count it as a parameter: AIC {res.aic:.6g}, "
+            f"BIC {res.bic:.6g}.")
 
 
 class StreamRegSummary(Summary):
