@@ -146,7 +146,8 @@ class ComparisonTable:
         results = [_statsmodels(fit) for _, fit in items]
         self.params = _side_by_side(self.names, [_series(r, r.params) for r in results])
         self.bse = _side_by_side(self.names, [_series(r, r.bse) for r in results])
-        self.pvalues = _side_by_side(self.names, [_series(r, r.pvalues) for r in results])
+        # a streamreg result's p-values follow its use_t (R's t for dispersion families); others' their own
+        self.pvalues = _side_by_side(self.names, [_series(r, fit.pvalues) for r, (_, fit) in zip(results, items)])
         self.tvalues = _side_by_side(self.names, [_series(r, r.tvalues) for r in results])
         self._ci = [_ci_frame(r, alpha) for r in results]
         self.statistics = pd.concat([_fit_statistics(fit) for _, fit in items], axis=1, keys=self.names)

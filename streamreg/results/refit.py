@@ -82,14 +82,16 @@ class RefitWarning(UserWarning):
 
 
 def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeights | None = None,
-          cov: RobustCov = NONROBUST) -> tuple[Any, list[str]]:
+          cov: RobustCov = NONROBUST, use_t: bool | None = None) -> tuple[Any, list[str]]:
     """statsmodels results of ``y`` on ``x`` and plain-language problems found while fitting.
 
     Returns an ``OLSResults`` for the Gaussian family with identity link (``WLS`` results with
     ``var_weights`` only), a ``GLMResults`` otherwise (the Gaussian ``GLM`` with ``use_t=True``
     for least squares with an offset or frequency weights), all on the design ``x`` as given
     (names and units of the user's columns).  ``weights``: the offset and weights of the fit;
-    ``cov``: the covariance type of ``bse``, ``pvalues``, ``conf_int()`` and the summary.
+    ``cov``: the covariance type of ``bse``, ``pvalues``, ``conf_int()`` and the summary;
+    ``use_t``: statsmodels' ``fit(use_t=)`` (None: statsmodels' default, t for least squares
+    and the quasi families).
     """
     if weights is not None and weights.empty:
         weights = None
@@ -105,11 +107,12 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
         warnings.simplefilter("always")
         with np.errstate(over="ignore"):  # exp overflow in the inverse link saturates harmlessly
             if least_squares:
-                fit = _ols(y, x, scales, None if weights is None else weights.var_weights, cov)
+                fit = _ols(y, x, scales, None if weights is None else weights.var_weights, cov, use_t)
             else:
                 # least squares as a GLM reports t tests as WLS does, unless the covariance is robust
                 # least squares as a GLM, and the quasi families (R's summary.glm), report t tests
-                use_t = (ols or spec_of(family).refit_scale is not None) and not cov.robust
+                if use_t is None:
+                    use_t = (ols or spec_of(family).refit_scale is not None) and not cov.robust
                 fit = _glm(y, x, family, scales, weights, use_t=use_t, cov=cov, start=start)
             fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
     suspect = not ols and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
@@ -142,21 +145,25 @@ def _out_of_range(fit: Any, columns: list[str]) -> list[str]:
 
 
 def _ols(y: pd.Series, x: pd.DataFrame, scales: np.ndarray | None, var_weights: np.ndarray | None = None,
-         cov: RobustCov = NONROBUST) -> Any:
+         cov: RobustCov = NONROBUST, use_t: bool | None = None) -> Any:
     """OLS, or WLS with ``var_weights`` (statsmodels' ``WLS(weights=)``)."""
     def model_of(exog: Any) -> Any:
         return sm.OLS(y, exog) if var_weights is None else sm.WLS(y, exog, weights=var_weights)
 
+    options: dict[str, Any] = cov.fit_kwargs()
+    if use_t is not None:
+        options["use_t"] = use_t
     if scales is None:
-        return model_of(x).fit(**cov.fit_kwargs())
-    inner = model_of(x / scales).fit(**cov.fit_kwargs())
+        return model_of(x).fit(**options)
+    inner = model_of(x / scales).fit(**options)
     model = model_of(x)
     model.rank = inner.model.rank  # the rank of the design, not of its badly scaled copy
     model.pinv_wexog = inner.model.pinv_wexog / scales[:, None]
     model.normalized_cov_params = _unscale_cov(inner.normalized_cov_params, scales)
     model.wexog_singular_values = inner.model.wexog_singular_values
     result_class = OLSResults if var_weights is None else RegressionResults
-    result = result_class(model, np.asarray(inner.params) / scales, normalized_cov_params=model.normalized_cov_params)
+    result = result_class(model, np.asarray(inner.params) / scales, normalized_cov_params=model.normalized_cov_params,
+                          use_t=inner.use_t)
     _robust_from(result, inner, scales)
     return RegressionResultsWrapper(result)
 

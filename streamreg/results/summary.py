@@ -18,6 +18,7 @@ from ..models.families import spec_of
 from ..models.theta import ThetaEstimate
 from .fit_checks import candidate_test_note, dispersion_note, stability_warnings
 from .html_safe import tables_html
+from .inference import inference_note
 from .latex import latex_escape, latex_tabular, note_paragraphs
 
 if TYPE_CHECKING:
@@ -175,9 +176,9 @@ def notes(res: StreamRegResults) -> list[str]:
                      "statsmodels' for the underlying family, and logLik, AIC and BIC are not available (NA "
                      f"in R). Standard errors use the Pearson dispersion {float(res.fit.scale):.4g} and t tests "
                      "on the residual degrees of freedom, as R's summary.glm.")
-    theta = theta_note(res)
-    if theta:
-        lines.append(theta)
+    for extra in (theta_note(res), lr_note(res), inference_note(res)):
+        if extra:
+            lines.append(extra)
     freq = np.asarray(getattr(res.fit.model, "freq_weights", 1.0), dtype=float)
     if freq.ndim and not np.all(freq == 1.0):
         # statsmodels' header counts rows; the residual df, BIC and glance() count observations
@@ -193,6 +194,23 @@ def notes(res: StreamRegResults) -> list[str]:
     if overdispersed:
         lines.append(overdispersed)
     return lines
+
+
+def lr_note(res: StreamRegResults) -> str | None:
+    """What a likelihood-ratio statistic is for a family that estimates its dispersion (R's add1)."""
+    described = res.test_description
+    if not ("likelihood ratio" in described or "2 delta loglik" in described):
+        return None
+    scale = spec_of(res.family).lr_scale
+    if scale == "dispersion":
+        what = ("the change in deviance over the Pearson dispersion of the model a term is added to or removed from "
+                "(R's 'scaled dev.')")
+    elif scale == "profile" and not spec_of(res.family).least_squares:
+        what = "n log(D0 / D1), the Gaussian likelihood ratio with the variance profiled out"
+    else:
+        return None
+    return (f"Likelihood-ratio statistics of this {spec_of(res.family).r_name} family are R's add1/drop1(test = "
+            f"\"LRT\"), which step() ranks by: {what}, not twice the change in statsmodels' log-likelihood.")
 
 
 def theta_note(res: StreamRegResults) -> str | None:

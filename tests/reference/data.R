@@ -41,6 +41,8 @@ mt <- datasets::mtcars
 mt$transmission <- c("automatic", "manual")[mt$am + 1]
 out$mtcars <- data.frame(transmission = mt$transmission, wt = mt$wt, hp = mt$hp)
 
+out$boston <- MASS::Boston  # all numeric; chas is 0/1 (Gamma and inverse Gaussian references)
+
 dir.create(DATA_DIR, showWarnings = FALSE)
 for (nm in names(out)) {
   path <- file.path(DATA_DIR, paste0(nm, ".csv"))
