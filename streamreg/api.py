@@ -47,6 +47,7 @@ from .results import (
     describe_test,
     fit_selected,
 )
+from .results.inference import check_use_t
 from .results.refit import RefitWarning
 from .row_labels import check_row_labels, observation_inputs
 from .select_frame import fixed_frame, with_selected
@@ -83,6 +84,7 @@ def streamreg(
     cov_kwds: Mapping[str, Any] | None = None,
     decoys: Any = None,
     decoy_fdr: float | None = None,
+    use_t: bool | None = None,
     **method_options: Any,
 ) -> StreamRegResults:
     """Select terms from candidate streams and fit the chosen model.
@@ -183,6 +185,13 @@ def streamreg(
         (never a candidate; rows missing it are dropped like the others) or an array with
         one cluster label per row of ``data``.  statsmodels' small-sample correction
         ``G/(G-1) (n-1)/(n-k)`` applies.
+    use_t : bool, optional
+        Whether the refit's p-values use t on the residual degrees of freedom (statsmodels'
+        ``fit(use_t=)``, passed to it).  None (default): R's convention for ``pvalues``, the
+        summaries, ``tidy()`` and ``compare()`` -- t when the family estimates its dispersion
+        (Gamma, inverse Gaussian, Gaussian, quasi) and the covariance is not robust, as R's
+        ``summary.glm``; the normal for binomial, Poisson and negative binomial fits and for
+        robust covariances -- while ``.fit`` keeps statsmodels' default.  See docs/families.md.
     functions : mapping, optional
         Callables usable by name in the formula: in any term, fixed or candidate
         (``y ~ cube(age) + stream(x*, cube(dose))``), in ``transform(x*, fn=name)`` and in
@@ -217,6 +226,7 @@ def streamreg(
                          exposure=exposure, freq_weights=freq_weights, var_weights=var_weights, cov_type=cov_type,
                          cov_kwds=cov_kwds, decoys=decoys, decoy_fdr=decoy_fdr, entry="streamreg")
     fam, searcher = opts.family, opts.method
+    use_t = check_use_t(use_t)
     on_dask = is_dask_frame(data)
     if not (on_dask or isinstance(data, pd.DataFrame)):  # before the split, which indexes the frame
         raise TypeError(f"data must be a pandas or Dask DataFrame, got {type(data).__name__}")
@@ -275,7 +285,7 @@ def streamreg(
         cov = cov_structure(opts.cov_type, opts.cov_groups, n_rows, train, held_positions[kept])
     model = SelectedModel(rhs=rhs, response_label=design.response_label, response_name=design.response_name,
                           train=train, y=y, family=fam, derived=design.derived,
-                          functions=called_functions(rhs, design.functions), weights=weights, cov=cov)
+                          functions=called_functions(rhs, design.functions), weights=weights, cov=cov, use_t=use_t)
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 formula=formula, success_level=design.success_level, n_dropped=design.n_dropped,
                                 y_ordered=tuple(design.y_ordered or ()), validation=validation,
@@ -309,6 +319,7 @@ def select(
     cov_kwds: Mapping[str, Any] | None = None,
     decoys: Any = None,
     decoy_fdr: float | None = None,
+    use_t: bool | None = None,
     **method_options: Any,
 ) -> StreamRegResults:
     """Streamwise selection without a formula: arrays, DataFrames or generators.
@@ -368,6 +379,8 @@ def select(
         exact knockoffs, Candès et al. 2018); see :mod:`streamreg.search.decoys`.
     cov_kwds : dict, optional
         ``{"groups": array}`` (one cluster label per observation) for ``cov_type="cluster"``.
+    use_t : bool, optional
+        t or normal p-values for the refit (see :func:`streamreg`; None: R's convention).
 
     Examples
     --------
@@ -387,6 +400,7 @@ def select(
                          offset=offset, exposure=exposure, freq_weights=freq_weights, var_weights=var_weights,
                          cov_type=cov_type, cov_kwds=cov_kwds, decoys=decoys, decoy_fdr=decoy_fdr, entry="select")
     fam, searcher = opts.family, opts.method
+    use_t = check_use_t(use_t)
     check_row_labels({"y": y, "fixed": fixed, "streams": streams,
                       **observation_inputs(offset, exposure, freq_weights, var_weights, cov_kwds)})
     yname, yv, success = _response_vector(y, fam, (opts.weights or {}).get("var_weights"))
@@ -415,7 +429,7 @@ def select(
     search = searcher.run(state, stream_objs, fixed=fixed_values, family=fam, options=opts.search)
     frame, names = with_selected(search.accepted, frame, reserved)
     model = SelectedModel(rhs=" + ".join([fixed_rhs] + names), response_label=term_name(yname),
-                          response_name=yname, train=frame, y=yv, family=fam, weights=weights, cov=cov)
+                          response_name=yname, train=frame, y=yv, family=fam, weights=weights, cov=cov, use_t=use_t)
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 y_ordered=tuple(y_ordered), success_level=success)
     return fit_selected(model, selection)

@@ -308,6 +308,28 @@ fig.tight_layout()
 #   instance, by cross-validating the whole selection procedure), without coefficient
 #   p-values.
 #
+# ## Counts and positive responses: R's conventions
+#
+# For counts, `family="negbin"` is R's `MASS::glm.nb`: theta (variance `mu + mu^2 / theta`) is
+# estimated by maximum likelihood, candidates are tested at the current model's theta (as R's
+# `add1` tests them on a `glm.nb` fit), and the summary reports theta with its standard error.
+# For families that estimate a dispersion (Gamma, inverse Gaussian) the refit's p-values are
+# t tests on the residual degrees of freedom, as R's `summary.glm`; `.fit` keeps statsmodels'
+# normal ones, and `use_t=` chooses.  `docs/families.md` lists every convention.
+
+# %%
+rng = np.random.default_rng(7)
+counts = pd.DataFrame(rng.normal(size=(300, 6)), columns=[f"z{j}" for j in range(6)])
+mean = np.exp(1.0 + 0.5 * counts.z0 - 0.4 * counts.z3)
+counts["k"] = rng.negative_binomial(2.0, 2.0 / (2.0 + mean))  # theta = 2
+nb = sr.streamreg("k ~ stream(z*)", counts, family="negbin")
+print(nb.selected_terms, f"theta = {nb.theta:.3f} (SE {nb.theta_se:.3f})")
+
+counts["cost"] = rng.gamma(3.0, mean / 3.0)
+gamma = sr.streamreg("cost ~ z0 + z3 + stream(z1, z2)", counts, family=sm.families.Gamma(sm.families.links.Log()))
+print(pd.DataFrame({"R's summary.glm (t)": gamma.pvalues, "statsmodels' .fit (normal)": gamma.fit.pvalues}))
+
+# %% [markdown]
 # ## Where next
 #
 # * `method=`: `"lord++"`, `"saffron"`, `"addis"`, the streamwise and stepwise AIC/BIC/RIC,

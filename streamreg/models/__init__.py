@@ -14,6 +14,7 @@ from .base import NO_WEIGHTS, ObservationWeights
 from .families import FamilySpec, is_ols, resolve_family, spec_of
 from .gaussian import GaussianState
 from .glm import GLMState
+from .negbin import NegBinState
 from .protocol import ComparableState, ModelState
 from .robust import NONROBUST, RobustCov
 
@@ -33,9 +34,11 @@ def make_state(y: np.ndarray, fixed: np.ndarray, family: Any, test: str | None, 
         if weights.empty and not cov.robust:
             return GaussianState(y, fixed, test=test or spec.default_test)
         return GaussianState(y, fixed, test=test or spec.default_test, weights=weights, cov=cov)
-    return GLMState(y, fixed, family, test=test or spec.default_test_for(y), weights=None if weights.empty else weights,
-                    fixed_names=fixed_names)
+    state_class = NegBinState if spec.theta_estimated else GLMState  # glm.nb: theta estimated as terms enter
+    return state_class(y, fixed, family, test=test or spec.default_test_for(y), weights=None if weights.empty else weights,
+                       fixed_names=fixed_names)
 
 
-__all__ = ["ComparableState", "FamilySpec", "GLMState", "GaussianState", "ModelState", "is_ols", "make_state",
+__all__ = ["ComparableState", "FamilySpec", "GLMState", "GaussianState", "ModelState", "NegBinState", "is_ols",
+           "make_state",
            "resolve_family", "spec_of"]

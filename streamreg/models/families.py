@@ -11,7 +11,8 @@ A new candidate test of some families (say a score test with an estimated disper
 one more :class:`CandidateTest` in the ``tests`` of their specs below, computed by the
 model state that fits them.
 
-This module is the bottom of the package: it imports statsmodels and numpy only.
+This module is the bottom of the package: it imports statsmodels and numpy only (and the
+family classes R has and statsmodels lacks, :mod:`.family_classes`).
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from typing import Any, Literal
 
 import numpy as np
 import statsmodels.api as sm
+
+from .family_classes import NegBin, QuasiBinomial, QuasiPoisson
 
 _links = sm.families.links
 
@@ -148,6 +151,10 @@ class FamilySpec:
         statsmodels' ``GLM.fit(scale=)`` of the refit (``"X2"``: the Pearson dispersion, with
         t tests on the residual df, as R's ``summary.glm`` of a quasi family); None: the
         family's own.
+    theta_estimated : bool
+        The family has a shape parameter estimated by maximum likelihood besides the
+        coefficients (the negative binomial's theta, R's ``MASS::glm.nb``): the model state
+        and the refit alternate IRLS with its estimation, and it is counted in AIC and BIC.
 
     Examples
     --------
@@ -174,6 +181,7 @@ class FamilySpec:
     penalised_link: type | None = field(default=None, repr=False)
     loglik: LogLik = "llf"
     refit_scale: str | None = None
+    theta_estimated: bool = False
 
     def __post_init__(self) -> None:
         if self.default_test not in self.test_names:
@@ -188,6 +196,31 @@ class FamilySpec:
     def estimates_dispersion(self) -> bool:
         """Whether the dispersion is estimated, and so counted as a parameter."""
         return not self.fixed_dispersion
+
+    @property
+    def extra_parameters(self) -> int:
+        """Parameters besides the coefficients counted in AIC and BIC (R's ``logLik`` df minus
+        the rank): the dispersion when it is estimated, the negative binomial's theta."""
+        return int(self.estimates_dispersion) + int(self.theta_estimated)
+
+    @property
+    def lr_scale(self) -> Literal["llf", "dispersion", "profile"]:
+        """How R's ``add1``/``drop1(test = "LRT")`` turn two nested fits into a statistic.
+
+        ``"llf"``: twice the log-likelihood gain, the deviance change (dispersion 1);
+        ``"dispersion"``: the deviance change over the Pearson dispersion of the model
+        ``add1``/``drop1`` was called on (R's "scaled dev."; Gamma, inverse Gaussian, Tweedie);
+        ``"profile"``: ``n log(D_small / D_large)``, the Gaussian likelihood ratio with the
+        variance profiled out.
+
+        Examples
+        --------
+        >>> POISSON.lr_scale, GAMMA.lr_scale, GAUSSIAN_GLM.lr_scale
+        ('llf', 'dispersion', 'profile')
+        """
+        if self.least_squares or self.loglik == "gaussian":
+            return "profile"
+        return "llf" if self.fixed_dispersion else "dispersion"
 
     def default_test_for(self, y: Any) -> str:
         """The test used when ``test=None`` on the response ``y``.
@@ -263,20 +296,6 @@ class FamilySpec:
         return self.penalised_loss
 
 
-class QuasiPoisson(sm.families.Poisson):
-    """R's ``quasipoisson()``: the Poisson variance ``mu`` and log link, the dispersion estimated.
-
-    Candidates are tested with the Pearson dispersion (``test="score-f"``), the refit reports
-    standard errors scaled by it and t tests (R's ``summary.glm``), and there is no
-    log-likelihood (R's ``logLik`` is NA).
-    """
-
-
-class QuasiBinomial(sm.families.Binomial):
-    """R's ``quasibinomial()``: the binomial variance ``mu (1 - mu)`` and logit link, the
-    dispersion estimated (see :class:`QuasiPoisson`)."""
-
-
 GAUSSIAN = FamilySpec("gaussian", "gaussian", sm.families.Gaussian, sm.families.Gaussian, ("gaussian", "normal"),
                       link=_links.Identity, least_squares=True, tests=LEAST_SQUARES_TESTS, default_test="t",
                       test_scope="the Gaussian family", penalised_loss="squared", loglik="gaussian")
@@ -293,10 +312,15 @@ GAMMA = FamilySpec("gamma", "Gamma", sm.families.Gamma, sm.families.Gamma, ("gam
 INVERSE_GAUSSIAN = FamilySpec("inversegaussian", "inverse.gaussian", sm.families.InverseGaussian,
                               sm.families.InverseGaussian, ("inverse_gaussian",), mean_range=POSITIVE,
                               response="positive", loglik="inverse_gaussian")
-# NB2 with alpha = 1, statsmodels' default, said here rather than warned at each call; pass
-# sm.families.NegativeBinomial(alpha=...) for another
+#: R's glm.nb: theta estimated, so the overdispersion of omitted terms is modelled and the
+#: model-based score test (R's add1 on a glm.nb fit) is the default
+NEGBIN = FamilySpec("negbin", "glm.nb", NegBin, NegBin, ("negbin", "negativebinomial", "negative_binomial"),
+                    fixed_dispersion=True, mean_range=NONNEGATIVE, response="counts", separation="counts",
+                    theta_estimated=True)
+#: statsmodels' NB2 at a fixed alpha (R's negative.binomial(theta = 1 / alpha)): an instance only,
+#: sm.families.NegativeBinomial(alpha=...); the names give the estimated theta
 NEGATIVE_BINOMIAL = FamilySpec("negativebinomial", "negative.binomial", sm.families.NegativeBinomial,
-                               lambda: sm.families.NegativeBinomial(alpha=1.0), ("negativebinomial",),
+                               lambda: sm.families.NegativeBinomial(alpha=1.0),
                                default_test="score-f", fixed_dispersion=True, mean_range=POSITIVE, response="counts")
 #: a quasi family has no likelihood (no LR test) and its dispersion is estimated (no score test at 1)
 QUASI_TESTS = (SCORE_F,)
@@ -313,7 +337,7 @@ OTHER = FamilySpec("family", None, sm.families.Family, None)
 
 #: every spec, the first that fits a family instance being its spec
 SPECS: tuple[FamilySpec, ...] = (GAUSSIAN, GAUSSIAN_GLM, QUASIBINOMIAL, QUASIPOISSON, BINOMIAL, POISSON, GAMMA,
-                                 INVERSE_GAUSSIAN, NEGATIVE_BINOMIAL, TWEEDIE, OTHER)
+                                 INVERSE_GAUSSIAN, NEGBIN, NEGATIVE_BINOMIAL, TWEEDIE, OTHER)
 #: the family names :func:`resolve_family` accepts
 FAMILIES: Mapping[str, FamilySpec] = {n: s for s in SPECS for n in s.names}
 
@@ -321,8 +345,9 @@ FAMILIES: Mapping[str, FamilySpec] = {n: s for s in SPECS for n in s.names}
 def resolve_family(family: str | Any) -> tuple[Any, str]:
     """A statsmodels family instance and a short name from a string or an instance.
 
-    ``"negativebinomial"`` is statsmodels' ``NegativeBinomial(alpha=1.0)``; pass an instance
-    with another ``alpha`` (R's ``MASS::negative.binomial(theta = 1 / alpha)``).
+    ``"negbin"`` and ``"negativebinomial"`` are :class:`NegBin`, theta estimated (R's
+    ``MASS::glm.nb``); for a fixed theta pass statsmodels' ``NegativeBinomial(alpha=1 / theta)``
+    (R's ``MASS::negative.binomial(theta)``).
 
     Examples
     --------
@@ -332,7 +357,7 @@ def resolve_family(family: str | Any) -> tuple[Any, str]:
     >>> resolve_family("weibull")
     Traceback (most recent call last):
         ...
-    ValueError: unknown family 'weibull'; use one of ['binomial', 'gamma', 'gaussian', 'inverse_gaussian', 'logistic', 'negativebinomial', 'normal', 'poisson', 'quasibinomial', 'quasipoisson'] or a statsmodels family instance
+    ValueError: unknown family 'weibull'; use one of ['binomial', 'gamma', 'gaussian', 'inverse_gaussian', 'logistic', 'negative_binomial', 'negativebinomial', 'negbin', 'normal', 'poisson', 'quasibinomial', 'quasipoisson'] or a statsmodels family instance
     """
     if isinstance(family, str):
         spec = FAMILIES.get(family.lower().replace("-", "_"))
@@ -412,6 +437,6 @@ def describe_test(test: str) -> str:
 
 __all__ = [
     "BINOMIAL", "FAMILIES", "GAMMA", "GAUSSIAN", "GAUSSIAN_GLM", "GLM_TESTS", "INVERSE_GAUSSIAN",
-    "LEAST_SQUARES_TESTS", "NEGATIVE_BINOMIAL", "OTHER", "POISSON", "SPECS", "TWEEDIE", "CandidateTest",
-    "FamilySpec", "MeanRange", "describe_test", "family_name", "is_ols", "resolve_family", "spec_of",
+    "LEAST_SQUARES_TESTS", "NEGATIVE_BINOMIAL", "NEGBIN", "OTHER", "POISSON", "SPECS", "TWEEDIE", "CandidateTest",
+    "FamilySpec", "MeanRange", "NegBin", "QuasiBinomial", "QuasiPoisson", "describe_test", "family_name", "is_ols", "resolve_family", "spec_of",
 ]

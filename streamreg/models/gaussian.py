@@ -28,6 +28,7 @@ from .base import (
 )
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN
+from .protocol import ComparableState
 from .robust import NONROBUST, RobustCov, RobustScorer
 from .scale import too_large
 
@@ -221,6 +222,10 @@ class GaussianState:
         values = np.asarray(values, dtype=float).reshape(self.n, -1)
         out, _ = self.score_block(CandidateBlock(values, np.array([values.shape[1]])))
         return float(out.llr[0]), None
+
+    def llr_over(self, smaller: ComparableState) -> float:
+        """Exact ``2 delta loglik`` of the current model over the nested ``smaller``."""
+        return 2.0 * (self.loglik - smaller.loglik)
 
     def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> GaussianState:
         """A new state on ``[fixed, *terms]`` (terms accepted in order); this one is unchanged."""

@@ -56,6 +56,8 @@ from .base import (
 )
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN_GLM, family_name, spec_of
+from .likelihood_ratio import lr_statistic
+from .protocol import ComparableState
 from .scale import too_large
 from .separation import mle_exists, one_outcome_indicators
 
@@ -217,7 +219,8 @@ class GLMState:
         ``"score"`` (default) scores a whole block from one fit at the family's dispersion;
         ``"score-f"`` does the same with the dispersion estimated from the Pearson residuals
         (an F test, see the module docstring); ``"lr"`` refits the model once per candidate
-        and uses twice the log-likelihood gain.
+        and uses twice the log-likelihood gain (R's ``add1(test = "LRT")``: the deviance
+        change over the current Pearson dispersion for a family that estimates it).
     weights : ObservationWeights, optional
         Offset, exposure and prior weights, passed to every statsmodels fit
         (``sm.GLM(..., offset=, exposure=, freq_weights=, var_weights=)``).  The working
@@ -342,7 +345,7 @@ class GLMState:
         return float((self.pearson_resid + self.restricted_score) / max(self.nobs - self.k, 1))
 
     def _lr_statistics(self, block: CandidateValues, codes: np.ndarray) -> np.ndarray:
-        """Twice the log-likelihood gain, one warm-started refit per candidate.
+        """The LR statistic (:meth:`_lr_gain`), one warm-started refit per candidate.
 
         Where the augmented MLE does not exist the gain at the last IRLS iterate is used (the
         supremum is approached, not attained); should the rule accept such a candidate,
@@ -354,7 +357,7 @@ class GLMState:
             if fit.result is None:  # IRLS broke down: the largest gain any extension can give
                 stat[j] = float(self.result.deviance) / self.scale
                 continue
-            stat[j] = max(2.0 * (float(fit.result.llf) - self.llf), 0.0)
+            stat[j] = self._lr_gain(fit.result)
         return stat
 
     def fit_with(self, values: np.ndarray) -> GLMFit:
@@ -404,14 +407,26 @@ class GLMState:
     llr_description = "LR refits"
 
     def llr_with(self, values: np.ndarray) -> tuple[float, str | None]:
-        """Exact ``2 delta loglik`` of adding ``values`` by a warm-started refit; the state is unchanged.
+        """Exact LR statistic of adding ``values`` by a warm-started refit; the state is unchanged.
 
-        Returns ``(nan, reason)`` when the term cannot enter (see ``REFUSAL_REASONS``).
+        ``2 delta loglik``, in R's ``add1`` convention for families that estimate a dispersion
+        (:mod:`.likelihood_ratio`).  Returns ``(nan, reason)`` when the term cannot enter (see
+        ``REFUSAL_REASONS``).
         """
         fit = self.fit_with(values)
         if fit.problem is not None:
             return float("nan"), fit.problem
-        return max(2.0 * (float(fit.result.llf) - self.llf), 0.0), None
+        return self._lr_gain(fit.result), None
+
+    def _lr_gain(self, larger: Any) -> float:
+        """R's ``add1`` LR statistic of ``larger`` over the current fit (this fit's dispersion)."""
+        return lr_statistic(self.spec, self.result, larger, self.scale, self.nobs)
+
+    def llr_over(self, smaller: ComparableState) -> float:
+        """R's ``drop1`` LR statistic of the current fit over the nested ``smaller`` (this fit's dispersion)."""
+        if not isinstance(smaller, GLMState):
+            raise TypeError(f"a GLM state compares with GLM states, not {type(smaller).__name__}")
+        return lr_statistic(self.spec, smaller.result, self.result, self.scale, self.nobs)
 
     def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> GLMState:
         """A new state on ``[fixed, *terms]``; ValueError when that model has no MLE."""

@@ -101,9 +101,17 @@ class ComparableState(ModelState, Protocol):
     def llr_with(self, values: np.ndarray) -> tuple[float, str | None]:
         """Exact ``2 delta loglik`` of adding ``values``, and a refusal reason or None.
 
+        For a GLM whose family estimates a dispersion, R's ``add1(test = "LRT")`` statistic
+        instead (:mod:`.likelihood_ratio`), which ``step()`` ranks by.
+
         The state is unchanged.  With a refusal reason the gain is NaN: the term cannot
         enter (no maximum-likelihood estimate, or the fit does not converge).
         """
+        ...
+
+    def llr_over(self, smaller: ComparableState) -> float:
+        """The same statistic as :meth:`llr_with` for removing terms: of the current model over
+        ``smaller``, a state of the same kind on a subset of its columns (R's ``drop1``)."""
         ...
 
     def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> ComparableState:

@@ -226,9 +226,12 @@ class ComparisonTable:
             self._ci = [ci.loc[list(kept)].rename(index=kept) for ci, kept in zip(self._ci, maps)]
             renames = list(maps)
         self.params = side_by_side(self.names, params, order)
-        self.bse, self.pvalues, self.tvalues = (
+        self.bse, self.tvalues = (
             side_by_side(self.names, [named_series(r, getattr(r, what), kept) for r, kept in zip(results, renames)], order)
-            for what in ("bse", "pvalues", "tvalues"))
+            for what in ("bse", "tvalues"))
+        # a streamreg result's p-values follow its use_t (R's t for dispersion families); others' their own
+        self.pvalues = side_by_side(
+            self.names, [named_series(r, fit.pvalues, kept) for r, (_, fit), kept in zip(results, items, renames)], order)
         statistics = pd.concat([fit_statistics(fit) for _, fit in items], axis=1, keys=self.names)
         statistics = statistics.loc[statistics.notna().any(axis=1)]
         streamreg_fits = [fit if isinstance(fit, StreamRegResults) else None for _, fit in items]

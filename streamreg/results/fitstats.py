@@ -189,8 +189,8 @@ class InformationCriteria:
     llf : float
         R's ``logLik`` of the refit (:func:`r_loglik`).
     df : int
-        Parameters counted: the rank, plus one when the dispersion is estimated (R's
-        ``attr(logLik(fit), "df")``).
+        Parameters counted: the rank, plus one when the dispersion is estimated and one for the
+        negative binomial's estimated theta (R's ``attr(logLik(fit), "df")``).
     aic, bic : float
         ``-2 llf + 2 df`` and ``-2 llf + log(n) df``, ``n`` the observations counted
         (:func:`observations`): R's ``AIC()`` and ``BIC()``.
@@ -226,7 +226,7 @@ def information_criteria(fit: Any, family: Any) -> InformationCriteria:
     (3, 2.0)
     """
     llf = r_loglik(fit, family)
-    df = model_rank(fit) + int(estimates_dispersion(family))
+    df = model_rank(fit) + spec_of(family).extra_parameters  # the dispersion if estimated; glm.nb's theta
     n = observations(fit)
     return InformationCriteria(llf=llf, df=df, aic=-2.0 * llf + 2.0 * df, bic=-2.0 * llf + math.log(n) * df)
 

@@ -45,6 +45,7 @@ from statsmodels.regression.linear_model import (
 from ..models import spec_of
 from ..models.base import ObservationWeights, column_scales
 from ..models.glm import invalid_means, near_boundary
+from ..models.negbin import estimated_family
 from ..models.robust import NONROBUST, RobustCov
 from ..models.separation import mle_exists
 
@@ -81,14 +82,16 @@ class RefitWarning(UserWarning):
 
 
 def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeights | None = None,
-          cov: RobustCov = NONROBUST) -> tuple[Any, list[str]]:
+          cov: RobustCov = NONROBUST, use_t: bool | None = None) -> tuple[Any, list[str]]:
     """statsmodels results of ``y`` on ``x`` and plain-language problems found while fitting.
 
     Returns an ``OLSResults`` for the Gaussian family with identity link (``WLS`` results with
     ``var_weights`` only), a ``GLMResults`` otherwise (the Gaussian ``GLM`` with ``use_t=True``
     for least squares with an offset or frequency weights), all on the design ``x`` as given
     (names and units of the user's columns).  ``weights``: the offset and weights of the fit;
-    ``cov``: the covariance type of ``bse``, ``pvalues``, ``conf_int()`` and the summary.
+    ``cov``: the covariance type of ``bse``, ``pvalues``, ``conf_int()`` and the summary;
+    ``use_t``: statsmodels' ``fit(use_t=)`` (None: statsmodels' default, t for least squares
+    and the quasi families).
     """
     if weights is not None and weights.empty:
         weights = None
@@ -96,23 +99,29 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
     scales = None if col_scales.max() / col_scales.min() <= _SPREAD else col_scales
     ols = spec_of(family).least_squares  # Gaussian with identity link
     least_squares = ols and (weights is None or set(weights.given()) == {"var_weights"})
+    theta_problems: list[str] = []
+    start = None
+    if spec_of(family).theta_estimated:  # glm.nb: theta by maximum likelihood, then the GLM at it
+        family, start, theta_problems = estimated_family(y.to_numpy(float), x.to_numpy(float), family, weights)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with np.errstate(over="ignore"):  # exp overflow in the inverse link saturates harmlessly
             if least_squares:
-                fit = _ols(y, x, scales, None if weights is None else weights.var_weights, cov)
+                fit = _ols(y, x, scales, None if weights is None else weights.var_weights, cov, use_t)
             else:
                 # least squares as a GLM reports t tests as WLS does, unless the covariance is robust
                 # least squares as a GLM, and the quasi families (R's summary.glm), report t tests
-                use_t = (ols or spec_of(family).refit_scale is not None) and not cov.robust
-                fit = _glm(y, x, family, scales, weights, use_t=use_t, cov=cov)
+                if use_t is None:
+                    use_t = (ols or spec_of(family).refit_scale is not None) and not cov.robust
+                fit = _glm(y, x, family, scales, weights, use_t=use_t, cov=cov, start=start)
             fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
     suspect = not ols and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
     rows = None if weights is None else weights.positive_rows()
     xv, yv = x.to_numpy(float), y.to_numpy(float)
     if rows is not None:  # rows of frequency weight zero are not observations
         xv, yv = xv[rows], yv[rows]
-    problems = refit_problems(caught, x.shape, suspect=suspect, separated=lambda: not mle_exists(xv, yv, family))
+    problems = theta_problems + refit_problems(caught, x.shape, suspect=suspect,
+                                               separated=lambda: not mle_exists(xv, yv, family))
     if scales is not None:
         problems += _out_of_range(fit, list(x.columns))
     with np.errstate(invalid="ignore"):
@@ -136,21 +145,25 @@ def _out_of_range(fit: Any, columns: list[str]) -> list[str]:
 
 
 def _ols(y: pd.Series, x: pd.DataFrame, scales: np.ndarray | None, var_weights: np.ndarray | None = None,
-         cov: RobustCov = NONROBUST) -> Any:
+         cov: RobustCov = NONROBUST, use_t: bool | None = None) -> Any:
     """OLS, or WLS with ``var_weights`` (statsmodels' ``WLS(weights=)``)."""
     def model_of(exog: Any) -> Any:
         return sm.OLS(y, exog) if var_weights is None else sm.WLS(y, exog, weights=var_weights)
 
+    options: dict[str, Any] = cov.fit_kwargs()
+    if use_t is not None:
+        options["use_t"] = use_t
     if scales is None:
-        return model_of(x).fit(**cov.fit_kwargs())
-    inner = model_of(x / scales).fit(**cov.fit_kwargs())
+        return model_of(x).fit(**options)
+    inner = model_of(x / scales).fit(**options)
     model = model_of(x)
     model.rank = inner.model.rank  # the rank of the design, not of its badly scaled copy
     model.pinv_wexog = inner.model.pinv_wexog / scales[:, None]
     model.normalized_cov_params = _unscale_cov(inner.normalized_cov_params, scales)
     model.wexog_singular_values = inner.model.wexog_singular_values
     result_class = OLSResults if var_weights is None else RegressionResults
-    result = result_class(model, np.asarray(inner.params) / scales, normalized_cov_params=model.normalized_cov_params)
+    result = result_class(model, np.asarray(inner.params) / scales, normalized_cov_params=model.normalized_cov_params,
+                          use_t=inner.use_t)
     _robust_from(result, inner, scales)
     return RegressionResultsWrapper(result)
 
@@ -163,14 +176,16 @@ def _robust_from(result: Any, inner: Any, scales: np.ndarray) -> None:
     result.cov_params_default = _unscale_cov(inner.cov_params_default, scales)
 
 
-def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST) -> Any:
-    """IRLS to convergence, then restarted once from the estimates (covariance at the MLE).
+def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST, start: np.ndarray | None = None) -> Any:
+    """IRLS to convergence (from ``start`` if given), then restarted once from the estimates
+    (covariance at the MLE).
 
     A quasi family's dispersion is statsmodels' ``scale="X2"`` (``FamilySpec.refit_scale``)."""
     scale = spec_of(model.family).refit_scale
     options: dict[str, Any] = {} if scale is None else {"scale": scale}
     options.update(cov.fit_kwargs())
-    fit = model.fit(tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None, **options)
+    fit = model.fit(start_params=start, tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None,
+                    **options)
     params = np.asarray(fit.params, dtype=float)
     if not (getattr(fit, "converged", False) and np.all(np.isfinite(params))):
         return fit  # not at an MLE (e.g. separation): nothing to gain, the warnings say so
@@ -181,12 +196,14 @@ def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST) -> Any:
 
 
 def _glm(y: pd.Series, x: pd.DataFrame, family: Any, scales: np.ndarray | None,
-         weights: ObservationWeights | None = None, use_t: bool = False, cov: RobustCov = NONROBUST) -> Any:
+         weights: ObservationWeights | None = None, use_t: bool = False, cov: RobustCov = NONROBUST,
+         start: np.ndarray | None = None) -> Any:
     options = {} if weights is None else weights.glm_options()
     if scales is None:
-        fit = _glm_fit(sm.GLM(y, x, family=family, **options), use_t, cov)
+        fit = _glm_fit(sm.GLM(y, x, family=family, **options), use_t, cov, start)
     else:
-        inner = _glm_fit(sm.GLM(y, x / scales, family=family, **options), use_t, cov)._results
+        inner_start = None if start is None else start * scales
+        inner = _glm_fit(sm.GLM(y, x / scales, family=family, **options), use_t, cov, inner_start)._results
         model = sm.GLM(y, x, family=family, **options)
         model.df_model, model.df_resid = inner.model.df_model, inner.model.df_resid
         model.mu, model.scale, model.weights = inner.model.mu, inner.model.scale, inner.model.weights

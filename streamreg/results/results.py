@@ -10,6 +10,7 @@ from ..models.families import family_name, spec_of
 from ..search.decoys import DecoyReport
 from . import broom
 from .fitstats import information_criteria
+from .inference import default_use_t, with_use_t
 from .plot_methods import ResultPlots
 from .predict_methods import ResultPredictions
 from .summary import StreamRegSummary, add_selection_block
@@ -78,6 +79,8 @@ class StreamRegResults(ResultPredictions, ResultPlots):
 
     #: the refit's offset and weights, set by ``fit_selected`` (absent from older pickles)
     _weights: ObservationWeights | None
+    #: the ``use_t=`` of the call, set by ``fit_selected`` (None: R's convention; absent from older pickles)
+    _use_t: bool | None
 
     def __init__(self, *, model: SelectedModel, selection: SelectionRecord, fit: Any,
                  refit_warnings: list[str] | None = None) -> None:
@@ -162,8 +165,37 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         return self.fit.bse
 
     @property
+    def use_t(self) -> bool:
+        """Whether :attr:`pvalues` (and the summaries, ``tidy()``, ``compare()``) use t on the residual df.
+
+        R's convention unless ``use_t=`` was given: t when the family estimates its dispersion
+        (Gaussian, Gamma, inverse Gaussian, Tweedie, quasi) and the covariance is the model's,
+        as R's ``summary.glm``; the normal for binomial, Poisson and negative binomial fits and
+        for robust covariances (statsmodels' default).  ``.fit`` keeps statsmodels' own choice.
+        """
+        chosen = getattr(self, "_use_t", None)  # absent from older pickles
+        if chosen is None:
+            chosen = default_use_t(self.family, str(getattr(self.fit, "cov_type", "nonrobust")) != "nonrobust")
+        return bool(chosen)
+
+    @property
     def pvalues(self) -> pd.Series:
-        return self.fit.pvalues
+        """Two-sided p-values of the coefficients: t or normal as :attr:`use_t` says.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, statsmodels.api as sm, streamreg as sr
+        >>> from scipy import stats
+        >>> rng = np.random.default_rng(0)
+        >>> d = pd.DataFrame({"x": rng.normal(size=40), "z": rng.normal(size=40)})
+        >>> d["y"] = rng.gamma(2.0, np.exp(0.3 * d.x) / 2.0)
+        >>> fit = sr.streamreg("y ~ x + stream(z)", d, family=sm.families.Gamma(sm.families.links.Log()),
+        ...                    max_tests=0)
+        >>> t = 2 * stats.t.sf(np.abs(fit.tvalues), fit.fit.df_resid)  # R's summary.glm
+        >>> fit.use_t, bool(np.allclose(fit.pvalues, t)), bool(np.allclose(fit.fit.pvalues, t))
+        (True, True, False)
+        """
+        return with_use_t(self.fit, self.use_t).pvalues
 
     @property
     def tvalues(self) -> pd.Series:
@@ -255,6 +287,27 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         True
         """
         return information_criteria(self.fit, self.family).bic
+
+    @property
+    def theta(self) -> float | None:
+        """The negative binomial's estimated theta (R's ``glm.nb`` ``fit$theta``); None for other families.
+
+        Examples
+        --------
+        >>> import pandas as pd, streamreg as sr
+        >>> d = pd.DataFrame({"k": [0, 3, 1, 7, 0, 2, 12, 1, 0, 5], "x": range(10)})
+        >>> fit = sr.streamreg("k ~ stream(x)", d, family="negbin", max_tests=0)
+        >>> round(fit.theta, 4), round(fit.theta_se, 4)  # R: glm.nb(k ~ 1, d)$theta, $SE.theta
+        (0.7255, 0.4537)
+        """
+        estimate = getattr(self.family, "estimate", None)
+        return None if estimate is None else float(estimate.theta)
+
+    @property
+    def theta_se(self) -> float | None:
+        """The standard error of :attr:`theta` (R's ``fit$SE.theta``); None for other families."""
+        estimate = getattr(self.family, "estimate", None)
+        return None if estimate is None else float(estimate.se)
 
     @property
     def fittedvalues(self) -> pd.Series:
@@ -432,7 +485,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         >>> "Tests (all passes): 7, re-offers counted (3 passes)" in text and "not valid post-selection p-values" in text
         True
         """
-        smry = self.fit.summary(alpha=alpha)
+        smry = with_use_t(self.fit, self.use_t).summary(alpha=alpha)
         return add_selection_block(smry, self)
 
     def summary2(self, alpha: float = 0.05, float_format: str = "%.4f") -> Summary:

@@ -18,7 +18,7 @@ import statsmodels.api as sm
 
 from ..formula.design import design_matrix
 from ..models.base import NO_WEIGHTS, ObservationWeights
-from ..models.families import describe_test as describe_test_name
+from ..models.families import describe_test as describe_test_name, spec_of
 from ..models.robust import NONROBUST, RobustCov
 from ..search.streamwise import SearchResult
 from ..streams.generated import DerivedColumns
@@ -51,6 +51,9 @@ class SelectedModel:
         :func:`~streamreg.formula.namespace.term_functions` gives them.
     weights : ObservationWeights, optional
         Offset, exposure and weights on the rows of ``train`` (none by default).
+    use_t : bool, optional
+        statsmodels' ``fit(use_t=)`` of the refit; None (the default) keeps statsmodels' choice
+        on ``.fit`` and R's convention for the results' p-values (:mod:`.inference`).
     cov : RobustCov, optional
         The covariance type of the refit (statsmodels' ``cov_type``; clusters on the rows
         of ``train``).  ``"nonrobust"`` by default.
@@ -66,6 +69,7 @@ class SelectedModel:
     functions: Mapping[str, Callable] = field(default_factory=dict)
     weights: ObservationWeights = NO_WEIGHTS
     cov: RobustCov = NONROBUST
+    use_t: bool | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,11 +162,14 @@ def fit_selected(model: SelectedModel, selection: SelectionRecord) -> StreamRegR
     """
     x = design_matrix(model.rhs, model.train, model.train, model.derived, model.functions)
     y = pd.Series(model.y, index=x.index, name=model.response_name)
-    fit, problems = refit(y, x, model.family, model.weights, model.cov)
+    fit, problems = refit(y, x, model.family, model.weights, model.cov, use_t=model.use_t)
     if problems:
         # stacklevel 3: the user's call of streamreg() or select(), which called this
         warnings.warn("the refit of the selected terms is unreliable: " + "; ".join(problems)
                       + " (see summary())", RefitWarning, stacklevel=3)
     results = StreamRegResults(model=model, selection=selection, fit=fit, refit_warnings=problems)
+    if spec_of(model.family).theta_estimated:  # the family at the refit's estimate (glm.nb's theta)
+        results.family = fit.model.family
     results._weights = model.weights  # offset, exposure and weights of the refit (read by predictions)
+    results._use_t = model.use_t  # None: R's convention (StreamRegResults.use_t)
     return results

@@ -15,8 +15,10 @@ from statsmodels.iolib.summary import Summary
 from statsmodels.iolib.table import SimpleTable
 
 from ..models.families import spec_of
+from ..models.theta import ThetaEstimate
 from .fit_checks import candidate_test_note, dispersion_note, stability_warnings
 from .html_safe import tables_html
+from .inference import inference_note
 from .latex import latex_escape, latex_tabular, note_paragraphs
 
 if TYPE_CHECKING:
@@ -176,6 +178,9 @@ def notes(res: StreamRegResults) -> list[str]:
                      "statsmodels' for the underlying family, and logLik, AIC and BIC are not available (NA "
                      f"in R). Standard errors use the Pearson dispersion {float(res.fit.scale):.4g} and t tests "
                      "on the residual degrees of freedom, as R's summary.glm.")
+    for extra in (theta_note(res), lr_note(res), inference_note(res)):
+        if extra:
+            lines.append(extra)
     freq = np.asarray(getattr(res.fit.model, "freq_weights", 1.0), dtype=float)
     if freq.ndim and not np.all(freq == 1.0):
         # statsmodels' header counts rows; the residual df, BIC and glance() count observations
@@ -191,6 +196,38 @@ def notes(res: StreamRegResults) -> list[str]:
     if overdispersed:
         lines.append(overdispersed)
     return lines
+
+
+def lr_note(res: StreamRegResults) -> str | None:
+    """What a likelihood-ratio statistic is for a family that estimates its dispersion (R's add1)."""
+    described = res.test_description
+    if not ("likelihood ratio" in described or "2 delta loglik" in described):
+        return None
+    scale = spec_of(res.family).lr_scale
+    if scale == "dispersion":
+        what = ("the change in deviance over the Pearson dispersion of the model a term is added to or removed from "
+                "(R's 'scaled dev.')")
+    elif scale == "profile" and not spec_of(res.family).least_squares:
+        what = "n log(D0 / D1), the Gaussian likelihood ratio with the variance profiled out"
+    else:
+        return None
+    return (f"Likelihood-ratio statistics of this {spec_of(res.family).r_name} family are R's add1/drop1(test = "
+            f"\"LRT\"), which step() ranks by: {what}, not twice the change in statsmodels' log-likelihood.")
+
+
+def theta_note(res: StreamRegResults) -> str | None:
+    """The negative binomial's theta and its standard error (R's ``summary.negbin``)."""
+    estimate = getattr(res.family, "estimate", None)
+    if not (spec_of(res.family).theta_estimated and isinstance(estimate, ThetaEstimate)):
+        return None
+    if estimate.capped:
+        value = f"theta = {estimate.theta:.6g} (capped: it diverges, see the warning)"
+    else:
+        value = f"theta = {estimate.theta:.6g} (SE {estimate.se:.4g})"
+    return (f"Negative binomial with theta estimated by maximum likelihood (R's MASS::glm.nb): {value}, "
+            f"2 x log-likelihood = {estimate.twologlik:.6g}. The standard errors and z tests above hold theta at "
+            f"its estimate, as R's summary.negbin; logLik, AIC and BIC count it as a parameter: AIC {res.aic:.6g}, "
+            f"BIC {res.bic:.6g}.")
 
 
 class StreamRegSummary(Summary):

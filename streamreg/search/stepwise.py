@@ -416,7 +416,6 @@ class _StepwiseRun:
         """(candidate, gain k d - 2 delta loglik of removing it, info) of the best removal."""
         if not self.in_model:
             return None
-        ll_full = self.state.loglik
         best = None
         for j in self.in_model:
             keep = [t for t in self.in_model if t != j]
@@ -424,7 +423,7 @@ class _StepwiseRun:
                 reduced = self.state.refit(self.fixed, [self.cands.term(t) for t in keep])
             except ValueError:  # the reduced model has no MLE: this removal is not a move
                 continue
-            llr = 2.0 * (ll_full - reduced.loglik)
+            llr = self.state.llr_over(reduced)  # R's drop1: at the current model's dispersion (or theta)
             d = self.entry[j]["df"]
             gain = self.penalty * d - llr
             if best is None or gain > best[1]:

@@ -16,8 +16,7 @@ TABLE = [
     ("gamma", fm.GAMMA, ("score", "score-f", "lr"), "score", False, "Gamma", sm.families.Gamma),
     ("inverse_gaussian", fm.INVERSE_GAUSSIAN, ("score", "score-f", "lr"), "score", False, "inverse.gaussian",
      sm.families.InverseGaussian),
-    ("negativebinomial", fm.NEGATIVE_BINOMIAL, ("score", "score-f", "lr"), "score-f", True, "negative.binomial",
-     sm.families.NegativeBinomial),
+    ("negbin", fm.NEGBIN, ("score", "score-f", "lr"), "score", True, "glm.nb", fm.NegBin),
 ]
 
 
@@ -84,7 +83,8 @@ def test_an_unknown_family_lists_the_known_ones():
     with pytest.raises(ValueError) as err:
         resolve_family("weibull")
     assert str(err.value) == ("unknown family 'weibull'; use one of ['binomial', 'gamma', 'gaussian', "
-                              "'inverse_gaussian', 'logistic', 'negativebinomial', 'normal', 'poisson', "
+                              "'inverse_gaussian', 'logistic', 'negative_binomial', 'negativebinomial', 'negbin', "
+                              "'normal', 'poisson', "
                               "'quasibinomial', 'quasipoisson'] or a statsmodels family instance")
     with pytest.raises(ValueError, match="unknown family 'tweedie'"):  # an instance only, as before
         resolve_family("tweedie")
@@ -102,6 +102,7 @@ def test_mean_ranges_response_kinds_and_separation():
     kinds = {s.name: (s.response, s.separation) for s in fm.SPECS}
     assert kinds["binomial"] == ("binary", "binary") and kinds["poisson"] == ("counts", "counts")
     assert kinds["negativebinomial"] == ("counts", None) and kinds["gamma"] == ("positive", None)
+    assert kinds["negbin"] == ("counts", "counts")  # zero counts separate a log-linear NB as they do a Poisson
     assert kinds["tweedie"] == ("any", None)
 
 
@@ -112,7 +113,7 @@ def test_penalised_losses_and_loglik_conventions():
     assert fm.POISSON.loss_for(sm.families.Poisson()) is None
     assert {s.name: s.loglik for s in fm.SPECS if s.names} == {
         "gaussian": "gaussian", "binomial": "grouped_binomial", "poisson": "llf", "gamma": "gamma",
-        "inversegaussian": "inverse_gaussian", "negativebinomial": "llf", "quasipoisson": "none",
+        "inversegaussian": "inverse_gaussian", "negbin": "llf", "quasipoisson": "none",
         "quasibinomial": "none"}
     assert fm.TWEEDIE.loglik == "llf"
 

@@ -174,14 +174,17 @@ def test_penalised_methods_refuse_a_separating_term(method):
     assert "Refused (separation):" in fit.summary().as_text()
 
 
-def test_the_negativebinomial_name_is_alpha_one_without_statsmodels_warning():
+def test_the_negativebinomial_name_estimates_theta_without_statsmodels_warning():
     import warnings
 
     import statsmodels.api as sm
 
     from streamreg.models import resolve_family
+    from streamreg.models.families import NegBin
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # statsmodels warns "alpha not set, using 1.0" without an alpha
         fam, name = resolve_family("negativebinomial")
-    assert isinstance(fam, sm.families.NegativeBinomial) and fam.alpha == 1.0 and name == "negativebinomial"
+    # R's glm.nb (theta estimated); statsmodels' fixed alpha stays available as an instance
+    assert isinstance(fam, NegBin) and isinstance(fam, sm.families.NegativeBinomial) and fam.theta is None
+    assert name == "negbin"

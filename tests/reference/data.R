@@ -41,7 +41,7 @@ mt <- datasets::mtcars
 mt$transmission <- c("automatic", "manual")[mt$am + 1]
 out$mtcars <- data.frame(transmission = mt$transmission, wt = mt$wt, hp = mt$hp)
 
-out$boston <- MASS::Boston  # 506 rows; medv for the response expressions (response_expressions.R)
+out$boston <- MASS::Boston  # 506 rows, all numeric (chas 0/1): response_expressions.R, gamma_ig.R
 
 dir.create(DATA_DIR, showWarnings = FALSE)
 for (nm in names(out)) {

@@ -74,6 +74,9 @@ class ProxyState:
     def llr_with(self, values):
         return self.inner.llr_with(values)
 
+    def llr_over(self, smaller):
+        return self.inner.llr_over(smaller.inner)
+
     def refit(self, fixed, terms):
         self.calls["refit"] += 1
         return ProxyState(self.inner.refit(fixed, terms))
@@ -122,6 +125,8 @@ def test_comparable_state_members_agree_with_the_block_scores(state):
     st.accept(X[:, [2]])
     st.accept(X[:, [9]])
     assert refitted.loglik == pytest.approx(st.loglik, rel=1e-10)
+    smaller = st.refit(fixed, [X[:, [2]]])  # the removal of x9: dispersion 1, so twice the loglik change
+    assert st.llr_over(smaller) == pytest.approx(2 * (st.loglik - smaller.loglik), rel=1e-12)
 
 
 def test_score_tests_are_not_exact_gains_and_llr_with_refits():
