@@ -35,16 +35,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import Protocol, cast
 
 import numpy as np
 
 from ..lexer import FormulaError, split_top_level
 from ..models.base import CandidateBlock
 from .base import AcceptedTerm, Stream, TermBlock
-
-if TYPE_CHECKING:
-    from .registry import ClassRequest
+from .class_request import ClassRequest
 
 KINDS = (1, 2, 3)
 
