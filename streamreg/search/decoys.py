@@ -91,6 +91,8 @@ class DecoyReport:
     threshold: float = math.nan
     n_selected: int = 0
     n_entered: int = 0
+    #: passes over the streams (the estimate's finite-sample result is for one pass)
+    passes: int = 1
 
     @property
     def table(self) -> pd.DataFrame:
@@ -118,7 +120,9 @@ class DecoyReport:
             lines.append(f"  {self.hits} decoy(s) would have been selected at their candidates' levels; "
                          f"estimated false selections {self.hits} of {n_selected} ({est:.2f}).")
             lines.append("  In one pass E[false selections] <= E[decoy hits] when each null candidate and its "
-                         "decoy are exchangeable given the response and the earlier candidates.")
+                         "decoy are exchangeable given the response and the earlier candidates"
+                         + (f"; this search made up to {self.passes} passes, where it holds only approximately."
+                            if self.passes > 1 else "."))
             return lines
         lines.append(f"  Each pair was tested as one and {self.n_entered} winner(s) entered the search's model; "
                      "W = +-(-log p) of the pair's last test, + when the candidate won. The knockoff+ threshold "

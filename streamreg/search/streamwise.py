@@ -80,6 +80,8 @@ class Streamwise:
                                    lazy_passes=options.lazy_passes)
         result = _search(state, arranged, self.policy, options)
         result.passes = max(getattr(s, "passes", 1) for s in arranged)  # lazy streams may get fewer
+        if result.decoys is not None:
+            result.decoys.passes = result.passes
         return result
 
     def __repr__(self) -> str:

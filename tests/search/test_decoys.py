@@ -175,6 +175,14 @@ def test_selection_mode_does_not_depend_on_block_size() -> None:
     np.testing.assert_allclose(runs[0].decoys.table["W"], runs[1].decoys.table["W"], rtol=1e-9)
 
 
+def test_the_estimate_says_when_its_one_pass_condition_does_not_hold() -> None:
+    x, y = _problem(13, m=40)
+    one = " ".join(str(sr.select(y, x, decoys="permuted", seed=1, passes=1).summary()).split())
+    three = " ".join(str(sr.select(y, x, decoys="permuted", seed=1, passes=3).summary()).split())
+    assert "earlier candidates." in one and "holds only approximately" not in one
+    assert "this search made up to 3 passes, where it holds only approximately" in three
+
+
 def test_decoy_seed_is_drawn_recorded_and_printed() -> None:
     x, y = _problem(7, m=40)
     res = sr.select(y, x, decoys="permuted")
