@@ -7,7 +7,7 @@ expansion of the upper incomplete gamma function instead.
 
 The body of each law calls the same ``scipy.special`` functions that ``scipy.stats``
 uses for it (``stdtr``, ``fdtrc``, ``chdtrc``; equal to the last digit), directly: the
-``scipy.stats`` dispatch costs about 0.1 ms a call, which dominated small problems.
+``scipy.stats`` dispatch has a fixed cost per call that dominated small problems.
 """
 from __future__ import annotations
 

@@ -26,11 +26,9 @@ acceptance may void them) and near the end; the values of a block scored again, 
 the runs ahead while acceptances are frequent, are kept on the workers.
 
 Cost on small machines: with few cores the driver, the scheduler and the workers' event
-loops share the CPUs with the scoring (measured on 2 cores: about 15-25 ms of CPU per task
-in all, for 70 ms of work per chunk of 100 x 50,000), hence tasks of several chunks: with
-4 such chunks per task (``GROUP_VALUES``) a 100 x 4,000,000 generated stream went from
-1.33x to 1.5-1.7x on 2 workers against one process (what remains is the driver's own
-search and dask's fixed costs on the same 2 cores).  Turning off the workers' statistical
+loops share the CPUs with the scoring, and each task has a fixed cost of its own, hence tasks
+of several chunks (``GROUP_VALUES`` chunks per task; ``bench/bench_dask.py`` measures the
+speed-up on two workers).  Turning off the workers' statistical
 profiler, which samples every task thread every 10 ms, can help too: set
 ``distributed.worker.profile.enabled: False`` (or ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False``
 in the workers' environment) before starting the cluster.
