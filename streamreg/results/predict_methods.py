@@ -7,20 +7,26 @@ built from it: the caller's object is never modified).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..formula.design import design_matrix
 from . import broom, prediction
+
+if TYPE_CHECKING:
+    from .record import FittedSelection, SelectedModel
 
 #: what the methods take as new data
 NewData = pd.DataFrame | Mapping[str, Any]
 
 
-def _res(obj: object) -> Any:
-    """The results object as the helpers take it (they read its refit and training frame)."""
-    return obj
+def _res(obj: object) -> FittedSelection:
+    """The results object as the helpers take it: its selected model, selection record and refit."""
+    return obj  # type: ignore[return-value]  # the mixin is only ever part of StreamRegResults
+
+
+def _model(obj: object) -> SelectedModel:
+    return _res(obj).selected_model
 
 
 class ResultPredictions:
@@ -43,15 +49,10 @@ class ResultPredictions:
         0        1.0  0.5
         1        1.0  2.0
         """
-        frame = prediction.as_frame(_res(self), newdata)
-        prediction.check_newdata(_res(self), frame)
-        return self._design(frame)
-
-    def _design(self, newdata: pd.DataFrame, nonfinite: Literal["raise", "nan"] = "raise") -> pd.DataFrame:
-        # _functions is missing from results pickled before functions= reached every term
-        res = _res(self)
-        return design_matrix(res._rhs, res._train, newdata, res._derived, getattr(res, "_functions", None),
-                             nonfinite=nonfinite)
+        model = _model(self)
+        frame = prediction.as_frame(model, newdata)
+        prediction.check_newdata(model, frame)
+        return model.design(frame)
 
     def predict(self, newdata: NewData | None = None, *, which: str | None = None, linear: bool | None = None,
                 offset: Any = None, exposure: Any = None) -> pd.Series:
@@ -95,7 +96,7 @@ class ResultPredictions:
         [0.056, 1.073]
         """
         res = _res(self)
-        return prediction.predict_values(res, prediction.as_newdata(res, newdata),
+        return prediction.predict_values(res, prediction.as_newdata(res.selected_model, newdata),
                                           linear=prediction.linear_scale(linear, which), offset=offset,
                                           exposure=exposure)
 
@@ -121,7 +122,7 @@ class ResultPredictions:
         ['mean', 'mean_se', 'mean_ci_lower', 'mean_ci_upper', 'obs_ci_lower', 'obs_ci_upper']
         """
         res = _res(self)
-        return prediction.get_prediction(res, prediction.as_newdata(res, newdata),
+        return prediction.get_prediction(res, prediction.as_newdata(res.selected_model, newdata),
                                          linear=prediction.linear_scale(linear, which), offset=offset,
                                          exposure=exposure)
 
@@ -149,7 +150,8 @@ class ResultPredictions:
         >>> bool(np.allclose(ref.params, fit.params, rtol=1e-12))
         True
         """
-        return prediction.model_frame(_res(self), prediction.as_newdata(_res(self), newdata))
+        model = _model(self)
+        return prediction.model_frame(model, prediction.as_newdata(model, newdata))
 
     def augment(self, newdata: NewData | None = None, *, type_predict: str = "link",
                 type_residuals: str = "deviance", se_fit: bool = False) -> pd.DataFrame:
@@ -174,5 +176,5 @@ class ResultPredictions:
         >>> fit.augment(pd.DataFrame({"x2": [0.0]}), type_predict="response")[".fitted"].round(3).tolist()
         [0.518]
         """
-        return broom.augment_frame(_res(self), prediction.as_newdata(_res(self), newdata), type_predict=type_predict,
+        return broom.augment_frame(_res(self), prediction.as_newdata(_model(self), newdata), type_predict=type_predict,
                                    type_residuals=type_residuals, se_fit=se_fit)

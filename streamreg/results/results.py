@@ -11,13 +11,14 @@ from . import broom
 from .fitstats import information_criteria
 from .plot_methods import ResultPlots
 from .predict_methods import ResultPredictions
+from .record import SelectedModel, SelectionRecord
 from .summary import StreamRegSummary, add_selection_block
+from .summary2 import selection_summary2
 
 if TYPE_CHECKING:
     from statsmodels.iolib.summary import Summary
 
-    from ..models.base import ObservationWeights
-    from .selected import SelectedModel, SelectionRecord
+    from ..search.result import SearchResult
 
 
 class StreamRegResults(ResultPredictions, ResultPlots):
@@ -27,6 +28,13 @@ class StreamRegResults(ResultPredictions, ResultPlots):
     ----------
     fit : statsmodels OLSResults or GLMResults
         The final refit of fixed + selected terms (a real statsmodels object).
+    selected_model : SelectedModel
+        The selected terms as a formula on the rows they were refit on (the training frame,
+        the response, the family, generated-term state, weights, covariance type).
+    selection : SelectionRecord
+        How the terms were chosen: the search, the rule, the test and what was dropped.
+    refit_warnings : list of str
+        Problems statsmodels reported when refitting the selected terms (plain language).
     selected : DataFrame
         One row per selected term: order, term, stream, test index, statistic, df,
         p-value, level and wealth after the acceptance.
@@ -59,37 +67,94 @@ class StreamRegResults(ResultPredictions, ResultPlots):
     Intercept    0.056
     x2           1.017
     dtype: float64
+    >>> fit.selected_model.rhs, fit.selection.stopped_by
+    ('1 + x2', 'exhausted')
     """
-
-    #: the refit's offset and weights, set by ``fit_selected`` (absent from older pickles)
-    _weights: ObservationWeights | None
 
     def __init__(self, *, model: SelectedModel, selection: SelectionRecord, fit: Any,
                  refit_warnings: list[str] | None = None) -> None:
         self.fit = fit
+        self.selected_model = model
+        self.selection = selection
         #: problems statsmodels reported when refitting the selected terms (plain language)
         self.refit_warnings = list(refit_warnings or [])
-        search = selection.search
-        self.search = search
-        self._history: pd.DataFrame | None = None  # the search's history as the rule explains it, built on first access
-        self.history_mode = getattr(search, "history_mode", "full")
-        self.stopped_by = search.stopped_by
-        self.formula = selection.formula
-        self.selected_formula = f"{model.response_label} ~ {model.rhs}"
-        self.response_name = model.response_name
-        self.success_level = selection.success_level
-        self.family = model.family  # a statsmodels family object: results branch on it, never on a name
-        self.policy = selection.policy
-        self.policy_description = selection.policy.describe()
-        self.test_description = selection.test_description
-        self.n_dropped = selection.n_dropped
-        self.missing_by_column = dict(selection.missing_by_column)  # why those rows were dropped
-        self._rhs = model.rhs
-        self._train = model.train
-        self.validation = selection.validation  # sample-splitting sizes, None when selected and refit on the same rows
-        self._derived = model.derived  # generated-term state (PCA loadings, transforms) for new data
-        self._functions = dict(model.functions)  # the formula's functions the terms call
-        self.order_used_y = list(selection.y_ordered)  # streams ordered by a y-dependent score
+
+    # what the selected model and its record say, under the names results have always had
+    @property
+    def search(self) -> SearchResult:
+        """The search's own result (history, tables, stopping reason)."""
+        return self.selection.search
+
+    @property
+    def history_mode(self) -> str:
+        """``"full"`` or ``"none"`` (the ``history=`` option of the call)."""
+        return self.selection.history_mode
+
+    @property
+    def stopped_by(self) -> str:
+        """Why the search stopped (``"exhausted"``, ``"max_selected"``, ...)."""
+        return self.selection.stopped_by
+
+    @property
+    def formula(self) -> str | None:
+        """The formula as written (None for :func:`streamreg.select`)."""
+        return self.selection.formula
+
+    @property
+    def selected_formula(self) -> str:
+        """A plain formula of the refit, usable with ``statsmodels.formula.api``."""
+        return self.selected_model.formula
+
+    @property
+    def response_name(self) -> str:
+        """The response's column name."""
+        return self.selected_model.response_name
+
+    @property
+    def success_level(self) -> object | None:
+        """The level modelled as success by a two-level binomial response (else None)."""
+        return self.selection.success_level
+
+    @property
+    def family(self) -> Any:
+        """The statsmodels family of the search and the refit (results branch on it, never on a name)."""
+        return self.selected_model.family
+
+    @property
+    def policy(self) -> Any:
+        """The rule (or search method) that selected."""
+        return self.selection.policy
+
+    @property
+    def policy_description(self) -> str:
+        """The rule with its parameters, as the summary prints it."""
+        return self.selection.policy_description
+
+    @property
+    def test_description(self) -> str:
+        """The candidate test in words."""
+        return self.selection.test_description
+
+    @property
+    def n_dropped(self) -> int:
+        """Rows dropped for missing values."""
+        return self.selection.n_dropped
+
+    @property
+    def missing_by_column(self) -> dict[str, int]:
+        """The used columns holding missing values (why rows were dropped), with their counts."""
+        return dict(self.selection.missing_by_column)
+
+    @property
+    def validation(self) -> dict[str, int] | None:
+        """Sample-splitting sizes, None when selected and refit on the same rows."""
+        val = self.selection.validation
+        return None if val is None else dict(val)
+
+    @property
+    def order_used_y(self) -> list[str]:
+        """Streams ordered by a score that looked at the response."""
+        return list(self.selection.y_ordered)
 
     @property
     def family_name(self) -> str:
@@ -99,12 +164,12 @@ class StreamRegResults(ResultPredictions, ResultPlots):
     @property
     def selected(self) -> pd.DataFrame:
         """One row per selected term (the search's table, built on first access)."""
-        return self.search.selected
+        return self.selection.selected
 
     @property
     def per_stream(self) -> pd.DataFrame:
         """Candidates tested, terms selected and final wealth per stream (built on first access)."""
-        return self.search.per_stream
+        return self.selection.per_stream
 
     @property
     def history_kept(self) -> bool:
@@ -121,13 +186,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         With ``history="none"`` only the accepted and refused candidates' rows, with all
         their columns (identical to the same rows of the full history).
         """
-        if self._history is None:
-            # a started policy explains the history (its columns may depend on n_obs);
-            # the methods with their own loop have none and explain their own
-            started = next(iter(self.search.policies.values()), None)
-            history = self.search.history
-            self._history = started.annotate(history) if started is not None else history
-        return self._history
+        return self.selection.history
 
     # statsmodels-style accessors -------------------------------------------------
     @property
@@ -235,7 +294,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         >>> bool(np.allclose(fit.fittedvalues + fit.resid, df["y"]))
         True
         """
-        return pd.Series(np.asarray(self.fit.fittedvalues, dtype=float), index=self._train.index, name="fitted")
+        return pd.Series(np.asarray(self.fit.fittedvalues, dtype=float), index=self.selected_model.train.index, name="fitted")
 
     @property
     def resid(self) -> pd.Series:
@@ -254,7 +313,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         True
         """
         values = self.fit.resid if spec_of(self.family).least_squares else self.fit.resid_response
-        return pd.Series(np.asarray(values, dtype=float), index=self._train.index, name="resid")
+        return pd.Series(np.asarray(values, dtype=float), index=self.selected_model.train.index, name="resid")
 
     def cov_params(self) -> pd.DataFrame:
         """Covariance matrix of the coefficients, labelled by name (statsmodels' ``cov_params()``).
@@ -327,17 +386,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         >>> print(sr.streamreg("y ~ stream(x*)", df).guarantee())
         mFDR = E[V]/(E[R] + 1) <= 0.05 (V false, R all selections), valid when each null p-value is super-uniform given the past tests; with no signal in the stream, P(any selection) <= w0 = 0.05. Streamwise p-values come from nested fits to one response and are not independent, so this is approximate here. Bids spread evenly over each stream's tests (its candidates times passes, at most max_tests); a stream of unknown length keeps the decaying sequence.
         """
-        text = self.policy.guarantee()
-        if self.test_description.startswith("paper 000 code"):
-            # exp(-dRSS / (2 RSS0 / n)) is super-uniform only while k/n is small (anti-conservative beyond)
-            text += (" CAVEAT: test='paper' computes p = exp(-dRSS / (2 RSS0 / n)), which is a valid p-value "
-                     "only while the model is small against n; with many terms it admits more null terms than "
-                     "its level, and the bound above may fail (test='t' is exact).")
-        if self.order_used_y:
-            text += (f" VOID here: the order of stream(s) {self.order_used_y} was chosen by a "
-                     "screening score that looked at the response, so the candidates were not "
-                     "generated independently of y and the wealth guarantee does not apply.")
-        return text
+        return self.selection.guarantee()
 
     def false_selection_estimate(self) -> float | None:
         """Plug-in estimate ``alpha_delta * k + W0 - W_final`` (investing rules only; else None).
@@ -355,8 +404,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         >>> round(0.05 * 1 + 0.05 - float(fit.per_stream["final_wealth"].sum()), 4)
         0.0663
         """
-        w_final = float(np.nansum(self.per_stream["final_wealth"]))
-        return self.policy.false_selection_estimate(len(self.selected), w_final)
+        return self.selection.false_selection_estimate()
 
     def summary(self, alpha: float = 0.05) -> StreamRegSummary:
         """statsmodels ``Summary`` with the selection block above the coefficients.
@@ -388,8 +436,6 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         >>> "Selection method:" in text and "mFDR = E[V]/(E[R] + 1) <= 0.05" in text
         True
         """
-        from .summary2 import selection_summary2
-
         return selection_summary2(self, alpha=alpha, float_format=float_format)
 
     def tidy(self, *, conf_int: bool = True, conf_level: float = 0.95, exponentiate: bool = False) -> pd.DataFrame:
@@ -444,7 +490,25 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         return self.__dict__.copy()
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state.pop("selected", None)  # older pickles kept copies of the search's tables
-        state.pop("per_stream", None)
+        if "selected_model" not in state:  # pickled before the record was public: its fields one by one
+            state = _record_from_fields(state)
         self.__dict__.update(state)
+
+
+def _record_from_fields(state: dict[str, Any]) -> dict[str, Any]:
+    """The state of results pickled when they copied the selected model's fields into attributes."""
+    fit = state["fit"]
+    response_label = str(state["selected_formula"]).split(" ~ ", 1)[0]
+    weights = state.get("_weights")
+    model = SelectedModel(rhs=state["_rhs"], response_label=response_label, response_name=state["response_name"],
+                          train=state["_train"], y=np.asarray(fit.model.endog), family=state["family"],
+                          derived=state.get("_derived"), functions=state.get("_functions") or {},
+                          **({} if weights is None else {"weights": weights}))
+    selection = SelectionRecord(search=state["search"], policy=state["policy"],
+                                test_description=state["test_description"], formula=state.get("formula"),
+                                success_level=state.get("success_level"), n_dropped=state.get("n_dropped", 0),
+                                y_ordered=tuple(state.get("order_used_y", ())), validation=state.get("validation"),
+                                missing_by_column=state.get("missing_by_column", {}))
+    return {"fit": fit, "selected_model": model, "selection": selection,
+            "refit_warnings": list(state.get("refit_warnings", []))}
 

@@ -16,19 +16,21 @@ from statsmodels.iolib.summary2 import Summary
 
 from .fitstats import estimates_dispersion
 from .html_safe import SafeSummary2
-from .summary import notes, selection_facts, states_r_aic, stream_rows
+from .summary import criteria, notes, selection_facts, states_r_aic, stream_rows
 
 if TYPE_CHECKING:
-    from .results import StreamRegResults
+    from .record import FittedSelection
 
 
-def selection_summary2(res: StreamRegResults, *, alpha: float = 0.05, float_format: str = "%.4f",
+def selection_summary2(res: FittedSelection, *, alpha: float = 0.05, float_format: str = "%.4f",
                        width: int = 65) -> Summary:
     """The refit's ``summary2(alpha=, float_format=)`` with the selection block inserted.
 
     Parameters
     ----------
-    res : StreamRegResults
+    res : FittedSelection
+        The selected model, its selection record and the refit (a
+        :class:`~streamreg.results.StreamRegResults`).
     alpha : float
         Level of the coefficients' intervals (``1 - alpha`` coverage).
     float_format : str
@@ -47,9 +49,11 @@ def selection_summary2(res: StreamRegResults, *, alpha: float = 0.05, float_form
     facts = pd.DataFrame(selection_facts(res))
     streams = pd.DataFrame(stream_rows(res), columns=["stream", "tested", "selected", "final wealth"])
     paragraphs = notes(res)
-    if estimates_dispersion(res.family) and not states_r_aic(res) and np.isfinite(res.aic):  # notes() said it
+    ic = criteria(res)
+    if estimates_dispersion(res.selected_model.family) and not states_r_aic(res) and np.isfinite(ic.aic):
+        # notes() has not said it
         paragraphs.append(f"AIC and BIC above are statsmodels' and do not count the dispersion; counted as R's AIC() "
-                          f"and BIC() count it (fit.aic, fit.bic): {res.aic:.4f} and {res.bic:.4f}.")
+                          f"and BIC() count it (fit.aic, fit.bic): {ic.aic:.4f} and {ic.bic:.4f}.")
     lines = pd.DataFrame([line for note in paragraphs for line in textwrap.wrap(note, width=width)])
     at = 1 if smry.tables else 0  # after statsmodels' model table, before the coefficients
     smry.tables[at:at] = [facts, streams, lines]
