@@ -17,6 +17,7 @@ statsmodels' default (offset 0, exposure 1) when it was given as an array.
 ``predict(offset=, exposure=)`` overrides either, as statsmodels' ``GLMResults.predict`` takes them.
 
 New data is a DataFrame, or a mapping of column names to values (:func:`as_newdata`).
+:mod:`.predict_refit` calls statsmodels' ``predict`` and ``get_prediction`` on these rows.
 """
 from __future__ import annotations
 
@@ -334,12 +335,22 @@ def _given_offset(model: SelectedModel, name: str, value: Any, newdata: pd.DataF
             where = "the training data" if newdata is None else "newdata"
             raise ValueError(f"{name}={value!r} is not a column of {where}")
         return _weight_array(name, rows[value], f" (column {value!r})")
+    return offset_values(name, value, n)
+
+
+def offset_values(name: str, value: Any, n: int) -> np.ndarray:
+    """An ``offset=`` / ``exposure=`` given as values for ``n`` rows: one per row, or a number for all."""
     if np.ndim(value) == 0 and _is_real(value):
         value = np.full(n, float(value))
     arr = _weight_array(name, value)
     if len(arr) != n:
         raise ValueError(f"{name} has {len(arr)} values but {n} rows are predicted")
     return arr
+
+
+#: why ``offset=`` / ``exposure=`` are refused by ``predict`` of a least-squares refit
+NO_OFFSET = ("offset= and exposure= apply to models fitted with an offset or exposure, or with a non-Gaussian "
+             "family; this least-squares fit has neither (refit with offset= to use one)")
 
 
 def offsets(res: FittedSelection, newdata: pd.DataFrame | None, *, offset: Any = None,
@@ -357,8 +368,7 @@ def offsets(res: FittedSelection, newdata: pd.DataFrame | None, *, offset: Any =
     given = {"offset": offset, "exposure": exposure}
     w = _weights(model)
     if any(v is not None for v in given.values()) and not isinstance(res.fit.model, sm.GLM):
-        raise ValueError("offset= and exposure= apply to models fitted with an offset or exposure, or with a "
-                         "non-Gaussian family; this least-squares fit has neither (refit with offset= to use one)")
+        raise ValueError(NO_OFFSET)
     out: dict[str, np.ndarray] = {}
     for name in ("offset", "exposure"):
         if given[name] is not None:
@@ -389,39 +399,3 @@ def linear_offset(res: FittedSelection, newdata: pd.DataFrame | None, **given: A
     if "exposure" in parts:
         total = total + np.log(parts["exposure"])
     return total
-
-
-def predict_values(res: FittedSelection, newdata: pd.DataFrame | None, *, linear: bool, offset: Any = None,
-                   exposure: Any = None) -> pd.Series:
-    """The predicted mean (or linear predictor) on ``newdata``; NaN on incomplete rows.
-
-    An offset or exposure is added to the linear predictor (see :func:`offsets`).
-    """
-    extra = offsets(res, newdata, offset=offset, exposure=exposure)
-    x = design_rows(res, newdata)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # exp overflow saturates; NaN rows stay NaN
-        if not isinstance(res.fit.model, sm.GLM):  # least squares: the mean is the linear predictor
-            pred = np.asarray(res.fit.predict(x.to_numpy()))
-        else:
-            pred = np.asarray(res.fit.predict(x.to_numpy(), which="linear" if linear else "mean", **extra))
-    return pd.Series(pred, index=x.index, name="prediction")
-
-
-def get_prediction(res: FittedSelection, newdata: pd.DataFrame | None, *, linear: bool, offset: Any = None,
-                   exposure: Any = None) -> Any:
-    """statsmodels' prediction results of the refit on ``newdata`` (rows labelled by its index).
-
-    Least squares: statsmodels' ``PredictionResults`` (mean and observation intervals).
-    GLMs: ``get_prediction(which="mean")`` -- intervals computed on the link scale and
-    transformed -- or ``which="linear"``.  Least squares refit as a Gaussian GLM (with an offset or
-    frequency weights) gives the GLM's prediction results; an offset or exposure enters as
-    in :func:`predict_values`.
-    """
-    extra = offsets(res, newdata, offset=offset, exposure=exposure)
-    x = design_rows(res, newdata)
-    labels = list(x.index)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        if not isinstance(res.fit.model, sm.GLM):
-            return res.fit.get_prediction(x.to_numpy(), row_labels=labels)
-        return res.fit.get_prediction(x.to_numpy(), which="linear" if linear else "mean", row_labels=labels,
-                                      **extra)

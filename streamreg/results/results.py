@@ -1,17 +1,17 @@
 """StreamRegResults: the final refit plus the whole selection story."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ..models.families import family_name, spec_of
+from ..models.families import family_name
 from . import broom
-from .fitstats import information_criteria
 from .plot_methods import ResultPlots
 from .predict_methods import ResultPredictions
 from .record import SelectedModel, SelectionRecord
+from .refit_methods import RefitAccessors
 from .summary import StreamRegSummary, add_selection_block
 from .summary2 import selection_summary2
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..search.result import SearchResult
 
 
-class StreamRegResults(ResultPredictions, ResultPlots):
+class StreamRegResults(RefitAccessors, ResultPredictions, ResultPlots):
     """Results of a streamwise selection, read like statsmodels results.
 
     Attributes
@@ -187,171 +187,6 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         their columns (identical to the same rows of the full history).
         """
         return self.selection.history
-
-    # statsmodels-style accessors -------------------------------------------------
-    @property
-    def params(self) -> pd.Series:
-        return self.fit.params
-
-    @property
-    def bse(self) -> pd.Series:
-        return self.fit.bse
-
-    @property
-    def pvalues(self) -> pd.Series:
-        return self.fit.pvalues
-
-    @property
-    def tvalues(self) -> pd.Series:
-        return self.fit.tvalues
-
-    @property
-    def nobs(self) -> int:
-        return int(self.fit.nobs)
-
-    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Confidence intervals of the refit's coefficients at level ``1 - alpha`` (statsmodels').
-
-        They ignore the selection (see :meth:`summary`).
-
-        Examples
-        --------
-        >>> import streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05).conf_int().round(3)
-                       0      1
-        Intercept -0.131  0.243
-        x2         0.811  1.223
-        """
-        return self.fit.conf_int(alpha=alpha)
-
-    @property
-    def llf(self) -> float:
-        """R's ``logLik()`` of the refit (:func:`~streamreg.results.fitstats.r_loglik`).
-
-        statsmodels' ``llf`` (``.fit.llf``) for least squares, binomial, Poisson and negative
-        binomial fits, where the two agree, except for grouped binomial data (proportions with
-        the trials as ``var_weights``), where R keeps the binomial coefficients that statsmodels'
-        ``llf`` leaves out.  For a GLM whose family estimates a dispersion
-        (Gamma, inverse Gaussian, Gaussian with another link) R plugs in ``deviance / n``
-        where statsmodels plugs in the Pearson estimate, so the two differ; Tweedie fits keep
-        statsmodels' (R has none).
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> rss = float(np.sum(fit.resid**2))
-        >>> bool(np.isclose(fit.llf, -50 * (np.log(2 * np.pi * rss / 100) + 1)))
-        True
-        """
-        return information_criteria(self.fit, self.family).llf
-
-    @property
-    def aic(self) -> float:
-        """R's ``AIC()``: ``-2 llf + 2 df``, the dispersion counted in ``df`` when it is estimated.
-
-        ``llf`` is R's ``logLik`` (:attr:`llf`).  For least squares ``df`` is the rank plus one
-        for sigma, so this is statsmodels' ``fit.aic + 2`` and equals R's ``AIC(lm(...))``;
-        binomial and Poisson fits have no dispersion and both agree.  For other families with
-        a dispersion statsmodels' ``llf`` also differs (see :attr:`llf`).  statsmodels' own
-        number is ``.fit.aic``.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> float(fit.aic - fit.fit.aic), bool(np.isclose(fit.aic, -2 * fit.llf + 2 * (2 + 1)))
-        (2.0, True)
-        """
-        return information_criteria(self.fit, self.family).aic
-
-    @property
-    def bic(self) -> float:
-        """R's ``BIC()``: ``-2 llf + log(n) df``, the dispersion counted as in :attr:`aic`.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> bool(np.isclose(fit.bic - fit.fit.bic, np.log(100)))
-        True
-        """
-        return information_criteria(self.fit, self.family).bic
-
-    @property
-    def fittedvalues(self) -> pd.Series:
-        """Fitted means on the refit's rows (statsmodels' ``fittedvalues``).
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> bool(np.allclose(fit.fittedvalues + fit.resid, df["y"]))
-        True
-        """
-        return pd.Series(np.asarray(self.fit.fittedvalues, dtype=float), index=self.selected_model.train.index, name="fitted")
-
-    @property
-    def resid(self) -> pd.Series:
-        """Response residuals ``y - fittedvalues`` on the refit's rows.
-
-        statsmodels' ``resid`` for least squares and ``resid_response`` for a GLM (R's
-        ``residuals(fit, "response")``); the deviance and Pearson residuals are in
-        :meth:`augment` and on ``.fit`` (``resid_deviance``, ``resid_pearson``).
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data.assign(y=lambda d: d.y > 0)
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, family="binomial", w0=0.05, alpha_delta=0.05)
-        >>> bool(np.allclose(fit.resid, df["y"] - fit.predict()))
-        True
-        """
-        values = self.fit.resid if spec_of(self.family).least_squares else self.fit.resid_response
-        return pd.Series(np.asarray(values, dtype=float), index=self.selected_model.train.index, name="resid")
-
-    def cov_params(self) -> pd.DataFrame:
-        """Covariance matrix of the coefficients, labelled by name (statsmodels' ``cov_params()``).
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> cov = fit.cov_params()
-        >>> list(cov.columns), bool(np.allclose(np.sqrt(np.diag(cov)), fit.bse))
-        (['Intercept', 'x2'], True)
-        """
-        names = list(self.params.index)
-        return pd.DataFrame(np.asarray(self.fit.cov_params(), dtype=float), index=names, columns=names)
-
-    @property
-    def model(self) -> NoReturn:
-        """Not available: a streamreg result is not a statsmodels model's result.
-
-        statsmodels' ``summary_col`` reads ``results.model``; pass the refits,
-        ``summary_col([f.fit for f in fits])``, or use :func:`streamreg.compare`, which adds
-        the selection rows.  Raises AttributeError (so ``hasattr(fit, "model")`` is False).
-
-        Examples
-        --------
-        >>> import streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> fit.model
-        Traceback (most recent call last):
-        ...
-        AttributeError: StreamRegResults has no 'model': it is not a statsmodels result. ...
-        """
-        raise AttributeError(
-            "StreamRegResults has no 'model': it is not a statsmodels result. For statsmodels' "
-            "summary_col pass the refits, summary_col([f.fit for f in fits]), or use "
-            "streamreg.compare(fits), which adds the selection rows")
 
     @property
     def selected_terms(self) -> list[str]:

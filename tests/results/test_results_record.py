@@ -11,7 +11,14 @@ import pandas as pd
 import pytest
 
 import streamreg as sr
-from streamreg.results import SelectedModel, SelectionRecord, broom, prediction, summary
+from streamreg.results import (
+    SelectedModel,
+    SelectionRecord,
+    broom,
+    predict_refit,
+    prediction,
+    summary,
+)
 
 RESULTS = Path(sr.__file__).parent / "results"
 
@@ -59,7 +66,7 @@ def test_helpers_need_only_the_public_record_and_the_refit(fits, data, which):
     view = SimpleNamespace(selected_model=fit.selected_model, selection=fit.selection, fit=fit.fit,
                            refit_warnings=list(fit.refit_warnings))  # no private attribute at all
     new = data.sample(7, random_state=2)
-    pd.testing.assert_series_equal(prediction.predict_values(view, new, linear=False), fit.predict(new))
+    pd.testing.assert_series_equal(predict_refit.predict_values(view, new, linear=False), fit.predict(new))
     pd.testing.assert_frame_equal(broom.tidy_frame(view), fit.tidy())
     pd.testing.assert_frame_equal(broom.glance_frame(view), fit.glance())
     pd.testing.assert_frame_equal(broom.augment_frame(view), fit.augment())
