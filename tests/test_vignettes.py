@@ -42,6 +42,8 @@ def test_vignettes_found():
 def test_vignette_runs_in_quick_mode(path: Path, tmp_path: Path, data_env: dict[str, str]):
     env = dict(os.environ, STREAMREG_VIGNETTE_QUICK="1", MPLBACKEND="Agg", PYTHONWARNINGS="default",
                OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", **data_env)
+    # this checkout's streamreg, whatever copy the interpreter has installed
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
     proc = subprocess.run([sys.executable, str(path)], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300, check=False)
     if proc.returncode and "DownloadError" in proc.stderr and "STREAMREG_DATA_URL" not in env:

@@ -126,6 +126,27 @@ print(fit.tidy().round(3).to_string())
 print(fit.glance().to_string())
 
 # %% [markdown]
+# The results answer what code written for a statsmodels result asks: `deviance`,
+# `null_deviance`, `df_resid`, `df_model`, `scale`, `pearson_chi2` (and `rsquared` for least
+# squares), with statsmodels' numbers.
+#
+# ## Analysis of deviance
+#
+# `fit.anova()` is R's `anova(glm, test = "Chisq")`: the refit's terms added one at a time,
+# each with the deviance it explains.  `sr.anova(small, big, test=...)` compares nested fits
+# as R's `anova(glm0, glm1)` does, with `"Chisq"` (or `"LRT"`), `"F"` or `"Rao"`; a plain
+# statsmodels fit can be one of them.  Here: do the `*_mean` columns the selection left out
+# add anything to the selected model?  (Both tables' p-values are those of the refit: they
+# ignore that the terms were selected on these rows.)
+
+# %%
+print(fit.deviance, fit.null_deviance, fit.df_resid)
+print(fit.anova())
+left_out = [c for c in wdbc.groups["mean"] if c not in fit.selected_terms]
+bigger = smf.glm(f"{fit.selected_formula} + {' + '.join(left_out)}", df, family=sm.families.Binomial()).fit()
+print(sr.anova(fit, bigger, test="Chisq"))
+
+# %% [markdown]
 # ## Several rules side by side
 #
 # Every method returns the same results object, so rules compare on one formula.
@@ -189,6 +210,14 @@ new = df.sample(6, random_state=1)
 out = pd.DataFrame({"diagnosis": new["diagnosis"], "P(malignant)": fit.predict(new).round(3),
                     "linear predictor": fit.predict(new, linear=True).round(2)})
 print(out.to_string())
+
+# %% [markdown]
+# `get_prediction` returns statsmodels' own prediction results, the object
+# `smf.glm(...).fit().get_prediction(new)` gives: standard errors and intervals of the mean,
+# computed on the link scale and transformed (R: `predict(fit, new, se.fit = TRUE)`).
+
+# %%
+print(fit.get_prediction(new).summary_frame().round(3).to_string())
 
 # %% [markdown]
 # ## Honest inference with `validate=`

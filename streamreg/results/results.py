@@ -8,6 +8,7 @@ import pandas as pd
 
 from ..models.families import family_name
 from . import broom
+from .anova import AnovaTable, anova
 from .plot_methods import ResultPlots
 from .predict_methods import ResultPredictions
 from .record import SelectedModel, SelectionRecord
@@ -316,6 +317,28 @@ class StreamRegResults(RefitAccessors, ResultPredictions, ResultPlots):
         ['null.deviance', 'df.null', 'logLik', 'AIC', 'BIC', 'deviance', 'df.residual']
         """
         return broom.glance_frame(self)
+
+    def anova(self, *others: Any, test: str | None = "auto") -> AnovaTable:
+        """R's ``anova``: this fit's terms added one at a time, or this fit against nested ones.
+
+        ``fit.anova()`` is R's ``anova(glm, test = )`` (``anova(lm)`` for least squares), the
+        deviance explained by each term of the refit in order (fixed terms first, then the
+        selected ones); ``fit.anova(other, ...)`` is :func:`streamreg.anova` of this fit and the
+        others.  ``test`` as there (``"auto"``: chi-square for a fixed dispersion, else F).
+        The p-values ignore the selection, as the refit's do.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data.assign(y=lambda d: d.y > 0)
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, family="binomial", w0=0.05, alpha_delta=0.05)
+        >>> table = fit.anova()
+        >>> list(table.index), list(table.columns)
+        (['NULL', 'x2'], ['Df', 'Deviance', 'Resid. Df', 'Resid. Dev', 'Pr(>Chi)'])
+        >>> bool(np.isclose(table.loc["x2", "Deviance"], fit.null_deviance - fit.deviance))
+        True
+        """
+        return anova(self, *others, test=test)
 
     def __repr__(self) -> str:
         terms = ", ".join(self.selected_terms) or "none"
