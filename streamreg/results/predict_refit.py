@@ -95,14 +95,15 @@ def _design_offsets(res: FittedSelection, n: int, offset: Any, exposure: Any) ->
     if all(v is None for v in given.values()):
         return {}
     if not isinstance(res.fit.model, sm.GLM):
-        raise ValueError(NO_OFFSET)
+        raise ValueError(NO_OFFSET)  # noqa: TRY004 -- as predict() on data columns says it
     out = {}
     for name, value in given.items():
         if value is None:
             continue
-        if isinstance(value, str):
-            raise ValueError(f"{name}={value!r} names a column of new data, but with transform=False newdata is the "
-                             f"design matrix: pass the {name} values")
+        if isinstance(value, str):  # a wrong value of a valid option: ValueError, as predict() gives
+            raise ValueError(  # noqa: TRY004
+                f"{name}={value!r} names a column of new data, but with transform=False newdata is the "
+                f"design matrix: pass the {name} values")
         out[name] = offset_values(name, value, n)
     return out
 
