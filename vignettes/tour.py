@@ -226,7 +226,8 @@ print(fit.get_prediction(new).summary_frame().round(3).to_string())
 # the data.  They were not, and a term that got in because it happened to look strong will
 # look strong again when refitted on the same rows.
 #
-# `validate=0.5` splits the rows at random (`seed=` fixes the split): the terms are selected
+# `validate=0.5` splits the rows at random (`seed=` fixes the split; without it a seed is drawn,
+# kept as `res.seed` and printed in the summary, so any split can be repeated): the terms are selected
 # on one half and refitted on the other.  On the held-out half the selected model is a
 # fixed, pre-specified model, so its p-values and intervals are valid *conditional on the
 # selected model*, at the price of half the rows for each task.  The summary states which
@@ -234,7 +235,7 @@ print(fit.get_prediction(new).summary_frame().round(3).to_string())
 
 # %%
 honest = sr.streamreg(formula, df, family="binomial", w0=0.05, alpha_delta=0.05, validate=0.5, seed=1)
-print(honest.validation)
+print(honest.validation, honest.seed)
 print(honest.summary())
 
 # %% [markdown]

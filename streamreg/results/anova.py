@@ -54,6 +54,18 @@ class AnovaTable(pd.DataFrame):
 
     ``print(table)`` shows the heading above the table, as R prints it; :meth:`tidy` gives
     broom's columns.
+
+    Examples
+    --------
+    >>> import streamreg as sr
+    >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+    >>> table = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05).anova()
+    >>> print(table.heading)
+    Analysis of Variance Table
+    <BLANKLINE>
+    Response: y
+    >>> list(table.index), list(table.columns)
+    (['x2', 'Residuals'], ['Df', 'Sum Sq', 'Mean Sq', 'F value', 'Pr(>F)'])
     """
 
     _metadata: ClassVar[list[str]] = ["heading"]  # pandas carries these attributes to derived frames

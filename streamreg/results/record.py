@@ -23,6 +23,7 @@ from ..formula.matrices import design_matrix
 from ..models.base import NO_WEIGHTS, ObservationWeights
 from ..models.robust import NONROBUST, RobustCov
 from ..search.result import SearchResult
+from ..seeds import SeedUse
 from ..streams.generated import DerivedColumns
 
 
@@ -116,6 +117,9 @@ class SelectionRecord:
         Sample-splitting sizes when the refit rows are held-out rows.
     missing_by_column : mapping
         The used columns holding missing values, and how many each holds.
+    seed : SeedUse
+        The seed of the random split and orders (given, or drawn when none was) and what it
+        drove; ``SeedUse()`` when nothing was random.
 
     Examples
     --------
@@ -135,6 +139,7 @@ class SelectionRecord:
     y_ordered: tuple[str, ...] = ()
     validation: Mapping[str, int] | None = None
     missing_by_column: Mapping[str, int] = field(default_factory=dict)
+    seed: SeedUse = SeedUse()
 
     @property
     def selected(self) -> pd.DataFrame:

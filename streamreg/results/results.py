@@ -153,6 +153,22 @@ class StreamRegResults(RefitAccessors, ResultPredictions, ResultPlots):
         return None if val is None else dict(val)
 
     @property
+    def seed(self) -> Any:
+        """The seed of the random split (``validate=``) and random orders: ``seed=`` as given, or the
+        one drawn when none was; None when nothing was random.  ``seed=res.seed`` repeats the run.
+
+        Examples
+        --------
+        >>> import streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, validate=0.5)
+        >>> again = sr.streamreg("y ~ stream(x*)", df, validate=0.5, seed=fit.seed)
+        >>> again.selected_model.train.index.equals(fit.selected_model.train.index)
+        True
+        """
+        return self.selection.seed.seed
+
+    @property
     def order_used_y(self) -> list[str]:
         """Streams ordered by a score that looked at the response."""
         return list(self.selection.y_ordered)

@@ -54,6 +54,8 @@ def selection_facts(res: FittedSelection) -> list[tuple[str, str]]:
         by = record.missing_by_column
         shown = ", ".join(f"{c}: {k}" for c, k in list(by.items())[:4]) + (", ..." if len(by) > 4 else "")
         facts.append(("Rows dropped (NaN):", f"{record.n_dropped} ({shown})" if shown else str(record.n_dropped)))
+    if record.seed.drives:  # drawn or given, the seed that repeats the split and the orders
+        facts.append(("Seed:", record.seed.describe()))
     if record.success_level is not None and spec_of(model.family).response == "binary":
         facts.append(("Modelled:", f"P({model.response_name} = {record.success_level!r})"))
     return facts
