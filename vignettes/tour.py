@@ -306,5 +306,7 @@ fig.tight_layout()
 # * generated classes in the formula: `interactions()`, `pca()`, `squares()`, `clusters()`;
 # * `sr.online_fdr(pvalues, method=...)` to run any of the rules on a plain vector of
 #   p-values, as R's onlineFDR does;
+# * `verbose=True` for a progress bar on long streams: a widget in Jupyter with
+#   `pip install "streamreg[notebook]"` (ipywidgets), the text bar otherwise;
 # * the next vignette, `paper000.py`, reproduces the simulation tables of the
 #   alpha-investing paper.
