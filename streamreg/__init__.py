@@ -16,6 +16,7 @@ from .fdr import online_fdr
 from .formula import FormulaError
 from .policies import AlphaInvesting, InformationInvesting, Policy
 from .results import StreamRegResults
+from .results.anova import AnovaTable, anova
 from .results.compare import ComparisonTable, compare
 from .streams.registry import register_stream_class
 
@@ -23,12 +24,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AlphaInvesting",
+    "AnovaTable",
     "ComparisonTable",
     "FormulaError",
     "InformationInvesting",
     "Policy",
     "RefitWarning",
     "StreamRegResults",
+    "anova",
     "compare",
     "datasets",
     "online_fdr",

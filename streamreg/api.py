@@ -28,7 +28,7 @@ from .formula.design import (
 )
 from .formula.lhs import with_trials
 from .formula.namespace import called_functions
-from .formula.parse import FormulaError
+from .formula.parse import FormulaError, ParsedFormula, parse_formula
 from .formula.terms import selected_rhs
 from .held_out import (
     held_out,
@@ -50,6 +50,7 @@ from .results import (
 from .results.inference import check_use_t
 from .results.refit import RefitWarning
 from .row_labels import check_row_labels, observation_inputs
+from .seeds import is_random_order, seed_for, unseeded_random_items
 from .select_frame import fixed_frame, with_selected
 from .streams.inputs import as_streams, known_length
 from .streams.ordering import apply_order
@@ -138,6 +139,8 @@ def streamreg(
         p-values and intervals are valid conditional on the selection.
     seed : int, optional
         Seed of the ``validate=`` split and of ``order='random'`` items (their own ``seed=`` wins).
+        Without it a call that splits or permutes draws a seed, records it (``res.seed``) and
+        prints it in the summary: passing it as ``seed=`` repeats the run.
     history : {"full", "none"}, default "full"
         ``"full"`` keeps one history row per candidate examined (about 80 bytes each).
         ``"none"`` keeps only the rows of the accepted and refused candidates, the
@@ -241,26 +244,28 @@ def streamreg(
     n_rows = len(data)
     positions = np.arange(n_rows)  # the data rows used, by position (weights given as arrays follow them)
     held = None
+    parsed = _parse(formula)
+    # without seed=, a seed is drawn for the split and the random orders, and recorded
+    run_seed, seed_use = seed_for(opts.seed, split=isinstance(opts.validate, float),
+                              random_orders=unseeded_random_items(s.options for s in parsed.streams))
     if opts.validate is not None:
         if on_dask:
             raise ValueError("validate= needs the rows in memory; with a Dask DataFrame split the rows first "
                              "(e.g. data.random_split) and refit on the held-out part")
-        mask = split_mask(data, opts.validate, opts.seed)
+        mask = split_mask(data, opts.validate, run_seed)
         data, held = data.loc[~mask], data.loc[mask]
         positions, held_positions = np.flatnonzero(~mask), np.flatnonzero(mask)
     design_options = {"binomial": spec_of(fam).response == "binary", "missing": opts.missing,
                       "grouped": "var_weights" in (opts.weights or {}),  # proportions of var_weights trials
                       "functions": opts.functions, "family": fam, "roles": list(dict.fromkeys(roles.values())),
-                      "seed": opts.seed}
+                      "seed": run_seed}
     try:
         if on_dask:  # the model's columns are gathered; the candidates stay on the cluster
             design, column_of = build_dask_design(formula, data, **design_options)
         else:
-            design, column_of = build_design(formula, data, **design_options), {}
+            design, column_of = build_design(formula, data, parsed=parsed, **design_options), {}
     except RecursionError:  # patsy and Python's parser recurse once per operator
-        raise FormulaError(f"the formula ({len(formula):,} characters) has too many terms or too deep a nesting "
-                           "to evaluate (Python's recursion limit); offer many columns through a stream() glob "
-                           "such as stream(x*) rather than term by term") from None
+        raise _too_deep(formula) from None
     if design.n_dropped:
         warnings.warn(design.dropped_message(), stacklevel=2)
     if design.rows is not None:
@@ -289,8 +294,22 @@ def streamreg(
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 formula=formula, success_level=design.success_level, n_dropped=design.n_dropped,
                                 y_ordered=tuple(design.y_ordered or ()), validation=validation,
-                                missing_by_column=design.missing_by_column)
+                                missing_by_column=design.missing_by_column, seed=seed_use)
     return with_level_problems(fit_selected(model, selection), level_problems)
+
+
+def _parse(formula: str) -> ParsedFormula:
+    """The formula parsed, a formula too deep for Python's parser refused in words."""
+    try:
+        return parse_formula(formula)
+    except RecursionError:  # Python's parser recurses once per operator
+        raise _too_deep(formula) from None
+
+
+def _too_deep(formula: str) -> FormulaError:
+    return FormulaError(f"the formula ({len(formula):,} characters) has too many terms or too deep a nesting "
+                        "to evaluate (Python's recursion limit); offer many columns through a stream() glob "
+                        "such as stream(x*) rather than term by term")
 
 
 def select(
@@ -351,7 +370,8 @@ def select(
         finite generator to its end).
     order : str or callable, optional
         Order in which the columns of array and DataFrame streams are offered:
-        ``"given"`` (default), ``"variance"``, ``"random"`` (with ``seed=``), a callable
+        ``"given"`` (default), ``"variance"``, ``"random"`` (seeded by ``seed=``; without it
+        a seed is drawn, recorded as ``res.seed`` and printed in the summary), a callable
         scoring the candidate matrix, or a screening method name (which looks at y, so
         the results then say that the wealth guarantee does not hold).  Generators are
         always read in the order they yield.
@@ -421,7 +441,8 @@ def select(
     # re-offered items keep their names (generators hold nothing, so this is their passes)
     keep_names = opts.search.history == "full" or opts.search.passes_for(holds_candidates=False) > 1
     stream_objs = as_streams(streams, n, reserved, remember_items=keep_names)
-    y_ordered = apply_order(stream_objs, opts.order, yv, opts.seed)
+    run_seed, seed_use = seed_for(opts.seed, split=False, random_orders=is_random_order(opts.order))
+    y_ordered = apply_order(stream_objs, opts.order, yv, run_seed)
     require_stopping_rule(opts, [s.name for s in stream_objs if not known_length(s)])
     fixed_values = fixed_x.to_numpy(dtype=float)
     state = make_state(yv, fixed_values, fam, opts.test, weights=weights, cov=cov if opts.robust_tests else NONROBUST,
@@ -431,7 +452,7 @@ def select(
     model = SelectedModel(rhs=" + ".join([fixed_rhs] + names), response_label=term_name(yname),
                           response_name=yname, train=frame, y=yv, family=fam, weights=weights, cov=cov, use_t=use_t)
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
-                                y_ordered=tuple(y_ordered), success_level=success)
+                                y_ordered=tuple(y_ordered), success_level=success, seed=seed_use)
     return fit_selected(model, selection)
 
 

@@ -76,7 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--validate", type=float, default=None, metavar="FRACTION",
                    help="hold out this fraction of the rows: select on the rest, refit on the held-out rows "
                         "(inference that holds after selection)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the --validate split and of random orders")
+    p.add_argument("--seed", type=int, default=None, help="seed of the --validate split and of random orders (without it one is drawn and printed in "
+                        "the summary)")
     p.add_argument("--verbose", type=int, nargs="?", const=True, default=None, metavar="EVERY",
                    help="a progress bar on stderr (redrawn every EVERY tests when given)")
     for option, help_text in _WEIGHT_FLAGS.items():

@@ -4,18 +4,43 @@ The drivers call :meth:`SearchProgress.update` once per block of candidates (str
 per step (stepwise), never per candidate, so a bar costs nothing measurable on long streams.
 ``verbose=True`` refreshes the bar at most ten times a second; ``verbose=N`` refreshes it each
 time another ``N`` tests are done.  ``tqdm.auto`` picks the notebook widget in Jupyter and
-the text bar elsewhere.  The bar is closed when the search ends, fails or is interrupted
-(use it as a context manager).
+the text bar elsewhere; the widget needs ipywidgets (``pip install "streamreg[notebook]"``), and
+without it the text bar is shown quietly, where ``tqdm.auto`` alone warns "IProgress not found"
+(:func:`bar_class`).  The bar is closed when the search ends, fails or is interrupted (use it
+as a context manager).
 """
 from __future__ import annotations
 
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TextIO
 
-__all__ = ["SearchProgress"]
+__all__ = ["SearchProgress", "bar_class"]
+
+
+def bar_class() -> Any:
+    """tqdm's bar as ``tqdm.auto`` chooses it: the notebook widget in Jupyter with ipywidgets, else the text bar.
+
+    In a notebook without ipywidgets ``tqdm.auto`` falls back to the text bar and warns
+    ("IProgress not found. Please update jupyter and ipywidgets"); the fallback is what a
+    search wants, so the warning is not shown.  ``pip install "streamreg[notebook]"`` brings
+    ipywidgets and the widget.
+
+    Examples
+    --------
+    >>> from tqdm.std import tqdm
+    >>> issubclass(bar_class(), tqdm)  # outside a notebook: the text bar
+    True
+    """
+    from tqdm.std import TqdmWarning  # type: ignore[import-untyped]  # imported only when a bar is wanted
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TqdmWarning)  # "IProgress not found": the text bar is the fallback
+        from tqdm.auto import tqdm  # type: ignore[import-untyped]
+    return tqdm
 
 _REFRESH = 0.1  # seconds between refreshes for verbose=True (tqdm's own default)
 
@@ -53,8 +78,7 @@ class SearchProgress:
         self._interval = _REFRESH if verbose is True else 0.0
         self.bar: Any = None
         if self.every:
-            from tqdm.auto import tqdm  # type: ignore[import-untyped]  # imported only when a bar is wanted
-
+            tqdm = bar_class()
             self.bar = tqdm(total=total, desc=desc, unit="test", file=file if file is not None else sys.stderr,
                             mininterval=self._interval, miniters=1 if verbose is not True else None,
                             dynamic_ncols=True, leave=True)

@@ -76,6 +76,8 @@ def test_the_wheel_metadata_has_the_version_and_the_extras(wheel: Path):
     assert f"\nVersion: {sr.__version__}\n" in text
     assert "Provides-Extra: sklearn" in text
     assert re.search(r"Requires-Dist: scikit-learn>=1\.4; extra == \"sklearn\"", text), text
+    # verbose=True's widget in notebooks (the text bar, quietly, without it)
+    assert re.search(r"Requires-Dist: ipywidgets>=8; extra == \"notebook\"", text), text
     assert "streamreg = streamreg.cli:main" in entry_points
 
 

@@ -126,6 +126,27 @@ print(fit.tidy().round(3).to_string())
 print(fit.glance().to_string())
 
 # %% [markdown]
+# The results answer what code written for a statsmodels result asks: `deviance`,
+# `null_deviance`, `df_resid`, `df_model`, `scale`, `pearson_chi2` (and `rsquared` for least
+# squares), with statsmodels' numbers.
+#
+# ## Analysis of deviance
+#
+# `fit.anova()` is R's `anova(glm, test = "Chisq")`: the refit's terms added one at a time,
+# each with the deviance it explains.  `sr.anova(small, big, test=...)` compares nested fits
+# as R's `anova(glm0, glm1)` does, with `"Chisq"` (or `"LRT"`), `"F"` or `"Rao"`; a plain
+# statsmodels fit can be one of them.  Here: do the `*_mean` columns the selection left out
+# add anything to the selected model?  (Both tables' p-values are those of the refit: they
+# ignore that the terms were selected on these rows.)
+
+# %%
+print(fit.deviance, fit.null_deviance, fit.df_resid)
+print(fit.anova())
+left_out = [c for c in wdbc.groups["mean"] if c not in fit.selected_terms]
+bigger = smf.glm(f"{fit.selected_formula} + {' + '.join(left_out)}", df, family=sm.families.Binomial()).fit()
+print(sr.anova(fit, bigger, test="Chisq"))
+
+# %% [markdown]
 # ## The response can be an expression
 #
 # As in R and statsmodels, the left-hand side is evaluated in the formula's namespace (the
@@ -232,13 +253,22 @@ out = pd.DataFrame({"diagnosis": new["diagnosis"], "P(malignant)": fit.predict(n
 print(out.to_string())
 
 # %% [markdown]
+# `get_prediction` returns statsmodels' own prediction results, the object
+# `smf.glm(...).fit().get_prediction(new)` gives: standard errors and intervals of the mean,
+# computed on the link scale and transformed (R: `predict(fit, new, se.fit = TRUE)`).
+
+# %%
+print(fit.get_prediction(new).summary_frame().round(3).to_string())
+
+# %% [markdown]
 # ## Honest inference with `validate=`
 #
 # The p-values in the summary are computed as if the terms had been chosen before seeing
 # the data.  They were not, and a term that got in because it happened to look strong will
 # look strong again when refitted on the same rows.
 #
-# `validate=0.5` splits the rows at random (`seed=` fixes the split): the terms are selected
+# `validate=0.5` splits the rows at random (`seed=` fixes the split; without it a seed is drawn,
+# kept as `res.seed` and printed in the summary, so any split can be repeated): the terms are selected
 # on one half and refitted on the other.  On the held-out half the selected model is a
 # fixed, pre-specified model, so its p-values and intervals are valid *conditional on the
 # selected model*, at the price of half the rows for each task.  The summary states which
@@ -246,7 +276,7 @@ print(out.to_string())
 
 # %%
 honest = sr.streamreg(formula, df, family="binomial", w0=0.05, alpha_delta=0.05, validate=0.5, seed=1)
-print(honest.validation)
+print(honest.validation, honest.seed)
 print(honest.summary())
 
 # %% [markdown]
@@ -339,5 +369,7 @@ print(pd.DataFrame({"R's summary.glm (t)": gamma.pvalues, "statsmodels' .fit (no
 # * generated classes in the formula: `interactions()`, `pca()`, `squares()`, `clusters()`;
 # * `sr.online_fdr(pvalues, method=...)` to run any of the rules on a plain vector of
 #   p-values, as R's onlineFDR does;
+# * `verbose=True` for a progress bar on long streams: a widget in Jupyter with
+#   `pip install "streamreg[notebook]"` (ipywidgets), the text bar otherwise;
 # * the next vignette, `paper000.py`, reproduces the simulation tables of the
 #   alpha-investing paper.

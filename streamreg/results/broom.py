@@ -33,10 +33,11 @@ from .fitstats import (
     prior_weights,
     r_squared,
 )
+from .inference import resolved_use_t, with_use_t
 from .prediction import design_rows, linear_offset, model_frame
 
 if TYPE_CHECKING:
-    from .results import StreamRegResults
+    from .record import FittedSelection
 
 TYPE_PREDICT = ("link", "response")
 TYPE_RESIDUALS = ("deviance", "pearson")
@@ -57,7 +58,7 @@ def _choice(value: str, options: tuple[str, ...], name: str) -> str:
 
 
 # -- tidy ----------------------------------------------------------------------------------------
-def coefficient_terms(res: StreamRegResults) -> list[str | None]:
+def coefficient_terms(res: FittedSelection) -> list[str | None]:
     """The patsy term of each coefficient, in the order of ``params`` (None when unknown).
 
     Examples
@@ -69,10 +70,11 @@ def coefficient_terms(res: StreamRegResults) -> list[str | None]:
     >>> coefficient_terms(sr.streamreg("y ~ x + stream(C(g))", df))
     ['Intercept', 'C(g)', 'C(g)', 'x']
     """
-    names = list(res.params.index)
+    names = list(res.fit.params.index)
     info = getattr(getattr(res.fit.model.data, "orig_exog", None), "design_info", None)
     if info is None:  # lost by pickling: the refit's design again
-        info = getattr(res._design(res._train), "design_info", None)
+        model = res.selected_model
+        info = getattr(model.design(model.train), "design_info", None)
     if info is None:  # the plain design: an intercept, then one column per term
         return ["Intercept" if c == "Intercept" else c for c in names]
     out: list[str | None] = [None] * len(names)
@@ -82,13 +84,13 @@ def coefficient_terms(res: StreamRegResults) -> list[str | None]:
     return out
 
 
-def selection_columns(res: StreamRegResults) -> pd.DataFrame:
+def selection_columns(res: FittedSelection) -> pd.DataFrame:
     """Per coefficient: the stream and order of its term's selection, its p-value and level.
 
     Fixed terms (and the intercept) have none: missing values.
     """
     by_term: dict[str, pd.Series] = {}
-    for _, row in res.selected.iterrows():
+    for _, row in res.selection.selected.iterrows():
         for name in term_labels(str(row["term"])):
             by_term[name] = row
     terms = coefficient_terms(res)
@@ -101,18 +103,19 @@ def selection_columns(res: StreamRegResults) -> pd.DataFrame:
     })
 
 
-def tidy_frame(res: StreamRegResults, *, conf_int: bool = True, conf_level: float = 0.95,
+def tidy_frame(res: FittedSelection, *, conf_int: bool = True, conf_level: float = 0.95,
                exponentiate: bool = False) -> pd.DataFrame:
     """One row per coefficient: broom's ``tidy`` columns, then the selection columns."""
     level = check_level(conf_level)
     fit = res.fit
-    estimate = res.params.to_numpy(dtype=float)
+    estimate = np.asarray(fit.params, dtype=float)
     out = pd.DataFrame({
-        "term": list(res.params.index),
+        "term": list(fit.params.index),
         "estimate": np.exp(estimate) if exponentiate else estimate,
-        "std.error": res.bse.to_numpy(dtype=float),
+        "std.error": np.asarray(fit.bse, dtype=float),
         "statistic": np.asarray(fit.tvalues, dtype=float),
-        "p.value": res.pvalues.to_numpy(dtype=float),
+        # t or normal as the results' pvalues (use_t=, else R's convention for the family)
+        "p.value": np.asarray(with_use_t(fit, resolved_use_t(res.selected_model, fit)).pvalues, dtype=float),
     })
     if conf_int:
         ci = np.asarray(fit.conf_int(alpha=1.0 - level), dtype=float)
@@ -123,7 +126,7 @@ def tidy_frame(res: StreamRegResults, *, conf_int: bool = True, conf_level: floa
 
 
 # -- glance --------------------------------------------------------------------------------------
-def glance_frame(res: StreamRegResults) -> pd.DataFrame:
+def glance_frame(res: FittedSelection) -> pd.DataFrame:
     """broom's ``glance.lm`` or ``glance.glm`` row, then the selection counts.
 
     Least squares: ``r.squared``, ``adj.r.squared``, ``sigma``, the classical overall F test
@@ -133,18 +136,18 @@ def glance_frame(res: StreamRegResults) -> pd.DataFrame:
     ``df.null``, ``logLik``, ``AIC``, ``BIC``, ``deviance``.  Both then ``df.residual``,
     ``nobs``, ``df.model``, ``tested``, ``selected``, ``method``.
     """
-    fit = res.fit
-    ic = information_criteria(fit, res.family)
-    intercept = has_intercept(res._rhs)
+    fit, family, selection = res.fit, res.selected_model.family, res.selection
+    ic = information_criteria(fit, family)
+    intercept = has_intercept(res.selected_model.rhs)
     row: dict[str, object] = {}
-    if spec_of(res.family).least_squares:
+    if spec_of(family).least_squares:
         r2, adj = r_squared(fit, intercept)
         f = overall_f_test(fit, intercept)
         row.update({"r.squared": r2, "adj.r.squared": adj, "sigma": float(np.sqrt(float(fit.scale))),
                     "statistic": f.statistic, "p.value": f.pvalue, "df": f.df_num})
         deviance = f.rss
     else:
-        dev0, df0 = null_deviance(fit, res.family, intercept)
+        dev0, df0 = null_deviance(fit, family, intercept)
         row.update({"null.deviance": dev0, "df.null": df0})
         deviance = float(fit.deviance)
     row.update({"logLik": ic.llf, "AIC": ic.aic, "BIC": ic.bic, "deviance": deviance})
@@ -152,9 +155,9 @@ def glance_frame(res: StreamRegResults) -> pd.DataFrame:
         "df.residual": round(float(fit.df_resid)),
         "nobs": _count(observations(fit)),
         "df.model": float(fit.df_model),
-        "tested": int(res.per_stream["tested"].sum()),
-        "selected": len(res.selected),
-        "method": res.policy_description,
+        "tested": int(selection.per_stream["tested"].sum()),
+        "selected": len(selection.selected),
+        "method": selection.policy_description,
     })
     return pd.DataFrame([row])
 
@@ -201,7 +204,7 @@ def _var_weights(fit: Any) -> np.ndarray:
     return np.broadcast_to(np.asarray(w, dtype=float), (int(fit.nobs),))
 
 
-def influence_measures(res: StreamRegResults, type_residuals: str = "deviance") -> pd.DataFrame:
+def influence_measures(res: FittedSelection, type_residuals: str = "deviance") -> pd.DataFrame:
     """``.resid``, ``.std.resid``, ``.hat``, ``.sigma``, ``.cooksd`` on the refit's rows (R's definitions).
 
     ``.resid`` are the deviance or Pearson residuals (least squares: ``y - fitted`` for both,
@@ -217,7 +220,7 @@ def influence_measures(res: StreamRegResults, type_residuals: str = "deviance") 
     (a row's leverage is that of all its copies), as statsmodels' ``GLMInfluence``.
     """
     _choice(type_residuals, TYPE_RESIDUALS, "type_residuals")
-    fit, family = res.fit, res.family
+    fit, family = res.fit, res.selected_model.family
     if spec_of(family).least_squares:
         raw = np.asarray(fit.model.endog, dtype=float) - np.asarray(fit.fittedvalues, dtype=float)
         dev = pear = np.sqrt(_var_weights(fit)) * raw
@@ -240,10 +243,10 @@ def influence_measures(res: StreamRegResults, type_residuals: str = "deviance") 
         cooks = (pear / (1.0 - h)) ** 2 * h / (phi * p)
         cooks[np.isinf(cooks)] = np.nan
     return pd.DataFrame({".resid": resid, ".std.resid": std, ".hat": h, ".sigma": sigma, ".cooksd": cooks},
-                        index=res._train.index)
+                        index=res.selected_model.train.index)
 
 
-def fitted_with_se(res: StreamRegResults, newdata: pd.DataFrame | None, type_predict: str) -> pd.DataFrame:
+def fitted_with_se(res: FittedSelection, newdata: pd.DataFrame | None, type_predict: str) -> pd.DataFrame:
     """``.fitted`` and ``.se.fit`` on the link or response scale (R's ``predict(se.fit = TRUE)``).
 
     ``.fitted`` includes the offset and ``log(exposure)`` (on new data, read from the columns
@@ -255,14 +258,15 @@ def fitted_with_se(res: StreamRegResults, newdata: pd.DataFrame | None, type_pre
     x = design_rows(res, newdata)
     xv = x.to_numpy(dtype=float)
     cov = np.asarray(res.fit.cov_params(), dtype=float)
-    eta = xv @ res.params.to_numpy(dtype=float)
+    eta = xv @ np.asarray(res.fit.params, dtype=float)
     shift = linear_offset(res, newdata)
     if shift is not None:  # R's predict() and statsmodels' include the offset in the linear predictor
         eta = eta + shift
     with np.errstate(invalid="ignore", over="ignore"):
         se = np.sqrt(np.einsum("ij,jk,ik->i", xv, cov, xv))
-        if type_predict == "response" and not spec_of(res.family).least_squares:
-            link = res.family.link
+        family = res.selected_model.family
+        if type_predict == "response" and not spec_of(family).least_squares:
+            link = family.link
             fitted = link.inverse(eta)
             se = se * np.abs(link.inverse_deriv(eta))
         else:
@@ -270,7 +274,7 @@ def fitted_with_se(res: StreamRegResults, newdata: pd.DataFrame | None, type_pre
     return pd.DataFrame({".fitted": fitted, ".se.fit": se}, index=x.index)
 
 
-def augment_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None, *, type_predict: str = "link",
+def augment_frame(res: FittedSelection, newdata: pd.DataFrame | None = None, *, type_predict: str = "link",
                   type_residuals: str = "deviance", se_fit: bool = False) -> pd.DataFrame:
     """The model frame (or ``newdata``) with broom's ``augment`` columns added.
 
@@ -283,7 +287,8 @@ def augment_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None, *,
     _choice(type_residuals, TYPE_RESIDUALS, "type_residuals")
     if not isinstance(se_fit, bool):
         raise TypeError(f"se_fit must be True or False, got {se_fit!r}")
-    frame = model_frame(res) if newdata is None else newdata.copy()
+    model = res.selected_model
+    frame = model_frame(model) if newdata is None else newdata.copy()
     fitted = fitted_with_se(res, newdata, type_predict)
     if len(fitted) != len(frame):  # pragma: no cover -- the design keeps every row
         raise RuntimeError("the design lost rows")
@@ -294,7 +299,7 @@ def augment_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None, *,
         measures = influence_measures(res, type_residuals)
         for column in measures.columns:
             frame[column] = measures[column].to_numpy()
-    elif spec_of(res.family).least_squares and res.response_name in newdata.columns:
-        y = pd.to_numeric(newdata[res.response_name], errors="coerce").to_numpy(dtype=float)
+    elif spec_of(model.family).least_squares and model.response_name in newdata.columns:
+        y = pd.to_numeric(newdata[model.response_name], errors="coerce").to_numpy(dtype=float)
         frame[".resid"] = y - frame[".fitted"].to_numpy()
     return frame

@@ -72,7 +72,7 @@ def fit_statistics(fit: Any) -> pd.Series:
     if isinstance(fit, StreamRegResults):
         ic = information_criteria(result, fit.family)
         llf, aic, bic = ic.llf, ic.aic, ic.bic
-        r2 = r_squared(result, has_intercept(fit._rhs))[0] if spec_of(fit.family).least_squares else np.nan
+        r2 = r_squared(result, has_intercept(fit.selected_model.rhs))[0] if spec_of(fit.family).least_squares else np.nan
     elif family is not None:  # least squares or a GLM: R's criteria, as the streamreg columns show them
         ic = information_criteria(result, family)
         llf, aic, bic = ic.llf, ic.aic, ic.bic

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..models.families import spec_of
 
 if TYPE_CHECKING:
-    from .results import StreamRegResults
+    from .record import FittedSelection, SelectedModel
 
 
 def check_use_t(use_t: Any) -> bool | None:
@@ -57,6 +57,23 @@ def default_use_t(family: Any, robust: bool) -> bool:
     return spec_of(family).estimates_dispersion and not robust
 
 
+def resolved_use_t(model: SelectedModel, fit: Any) -> bool:
+    """The ``use_t=`` of the call, else R's convention for the model's family and the refit's covariance.
+
+    Examples
+    --------
+    >>> import numpy as np, statsmodels.api as sm, streamreg as sr
+    >>> rng = np.random.default_rng(0)
+    >>> d = sr.datasets.make_synthetic(60, 3, 1, noise=1.0, seed=0).data.assign(y=lambda d: np.exp(d.y / 4))
+    >>> res = sr.streamreg("y ~ stream(x*)", d, family=sm.families.Gamma(sm.families.links.Log()))
+    >>> resolved_use_t(res.selected_model, res.fit), res.use_t
+    (True, True)
+    """
+    if model.use_t is not None:
+        return bool(model.use_t)
+    return default_use_t(model.family, str(getattr(fit, "cov_type", "nonrobust")) != "nonrobust")
+
+
 def with_use_t(fit: Any, use_t: bool) -> Any:
     """``fit`` with its p-values (and its summaries' ``P>|t|`` column) from t or the normal.
 
@@ -83,13 +100,13 @@ def with_use_t(fit: Any, use_t: bool) -> Any:
     return type(fit)(inner)
 
 
-def inference_note(res: StreamRegResults) -> str | None:
+def inference_note(res: FittedSelection) -> str | None:
     """The summary's sentence on the p-values' distribution, when it is not obvious.
 
     Said when the p-values differ from ``.fit``'s (R's t for a family that estimates its
     dispersion), when the user chose, and for robust covariances.
     """
-    use_t = res.use_t
+    use_t = resolved_use_t(res.selected_model, res.fit)
     fit_t = bool(getattr(res.fit, "use_t", False))
     cov_type = str(getattr(res.fit, "cov_type", "nonrobust"))
     df = float(res.fit.df_resid)
@@ -102,10 +119,10 @@ def inference_note(res: StreamRegResults) -> str | None:
         return (f"P>|t| above: t tests on the {df:g} residual degrees of freedom, as R's summary.glm for a family that "
                 "estimates its dispersion (statsmodels' .fit reports normal p-values; use_t=False gives them). The "
                 "intervals are normal Wald intervals, R's confint.default, as .fit.conf_int().")
-    if not use_t and spec_of(res.family).estimates_dispersion and not hasattr(res.fit, "rsquared"):
+    if not use_t and spec_of(res.selected_model.family).estimates_dispersion and not hasattr(res.fit, "rsquared"):
         return ("P>|z| above: normal p-values (use_t=False, statsmodels' default); R's summary.glm uses t on the "
                 f"{df:g} residual degrees of freedom for this family.")
     return None
 
 
-__all__ = ["check_use_t", "default_use_t", "inference_note", "with_use_t"]
+__all__ = ["check_use_t", "default_use_t", "inference_note", "resolved_use_t", "with_use_t"]

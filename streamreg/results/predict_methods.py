@@ -7,20 +7,26 @@ built from it: the caller's object is never modified).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ..formula.design import design_matrix
-from . import broom, prediction
+from . import broom, predict_refit, prediction
+
+if TYPE_CHECKING:
+    from .record import FittedSelection, SelectedModel
 
 #: what the methods take as new data
 NewData = pd.DataFrame | Mapping[str, Any]
 
 
-def _res(obj: object) -> Any:
-    """The results object as the helpers take it (they read its refit and training frame)."""
-    return obj
+def _res(obj: object) -> FittedSelection:
+    """The results object as the helpers take it: its selected model, selection record and refit."""
+    return obj  # type: ignore[return-value]  # the mixin is only ever part of StreamRegResults
+
+
+def _model(obj: object) -> SelectedModel:
+    return _res(obj).selected_model
 
 
 class ResultPredictions:
@@ -54,18 +60,13 @@ class ResultPredictions:
         0        1.0  0.5
         1        1.0  2.0
         """
-        frame = prediction.as_frame(_res(self), newdata)
-        prediction.check_newdata(_res(self), frame)
-        return self._design(frame)
+        model = _model(self)
+        frame = prediction.as_frame(model, newdata)
+        prediction.check_newdata(model, frame)
+        return model.design(frame)
 
-    def _design(self, newdata: pd.DataFrame, nonfinite: Literal["raise", "nan"] = "raise") -> pd.DataFrame:
-        # _functions is missing from results pickled before functions= reached every term
-        res = _res(self)
-        return design_matrix(res._rhs, res._train, newdata, res._derived, getattr(res, "_functions", None),
-                             nonfinite=nonfinite)
-
-    def predict(self, newdata: NewData | None = None, *, which: str | None = None, linear: bool | None = None,
-                offset: Any = None, exposure: Any = None) -> pd.Series:
+    def predict(self, newdata: NewData | Any | None = None, *, which: str | None = None, linear: bool | None = None,
+                transform: bool = True, offset: Any = None, exposure: Any = None) -> pd.Series:
         """Predicted mean (or linear predictor) for ``newdata``; the training rows if None.
 
         Parameters
@@ -80,6 +81,11 @@ class ResultPredictions:
             The scale, as in statsmodels' ``GLMResults.predict``; the mean by default.
         linear : bool, optional
             ``True`` is ``which="linear"`` (give one of them, or both agreeing).
+        transform : bool
+            As statsmodels' ``predict``: True (the default) codes ``newdata`` through the
+            model's formula; False takes ``newdata`` as the design matrix itself (an array or
+            DataFrame with one column per coefficient, as :meth:`design` gives it), and an
+            offset or exposure only as values passed here.
         offset, exposure : array, number or str, optional
             One value per row, a number, or a column name of ``newdata``; they enter the
             linear predictor as in statsmodels' ``GLMResults.predict(exog, offset=,
@@ -104,32 +110,43 @@ class ResultPredictions:
         [0.056, nan, 1.073]
         >>> fit.predict({"x2": [0.0, 1.0]}, which="linear").round(3).tolist()
         [0.056, 1.073]
+        >>> fit.predict(fit.design(new.dropna()), transform=False).round(3).tolist()
+        [0.056, 1.073]
         """
         res = _res(self)
-        return prediction.predict_values(res, prediction.as_newdata(res, newdata),
-                                          linear=prediction.linear_scale(linear, which), offset=offset,
-                                          exposure=exposure)
+        scale = prediction.linear_scale(linear, which)
+        rows = self._rows(newdata, predict_refit.check_transform(transform))
+        return predict_refit.predict_values(res, rows, linear=scale, transform=transform, offset=offset,
+                                            exposure=exposure)
 
-    def get_prediction(self, newdata: NewData | None = None, *, which: str | None = None,
-                       linear: bool | None = None, offset: Any = None, exposure: Any = None) -> Any:
+    def get_prediction(self, newdata: NewData | Any | None = None, *, which: str | None = None,
+                       linear: bool | None = None, transform: bool = True, offset: Any = None,
+                       exposure: Any = None) -> Any:
         """statsmodels' prediction results on ``newdata`` (the refit's rows if None).
 
-        Delegates to the refit's ``get_prediction`` on the design of ``newdata``: standard
-        errors and intervals of the mean (``summary_frame(alpha=)``; least squares also gives
-        prediction intervals for new observations, ``obs_ci_lower``/``obs_ci_upper``).  For a
-        GLM the mean's interval is computed on the link scale and transformed;
-        ``which="linear"`` (or ``linear=True``) predicts the linear predictor.  Rows labelled
-        by the index of ``newdata``; rows with missing values are NaN.  The intervals ignore
-        the selection.
+        What ``smf.ols(...).fit().get_prediction(newdata)`` or
+        ``smf.glm(...).fit().get_prediction(newdata)`` of the refit formula returns: the
+        refit's own ``get_prediction`` on the design of ``newdata``, with standard errors and
+        intervals of the mean (``summary_frame(alpha=)``, ``predicted_mean``; least squares
+        also gives prediction intervals for new observations, ``obs_ci_lower``/``obs_ci_upper``).
+        For a GLM ``which`` is statsmodels': without it the ``summary_frame()`` columns are
+        ``mean``, ``mean_se``, ``mean_ci_lower``, ``mean_ci_upper`` (the mean's interval computed
+        on the link scale and transformed); ``which="mean"`` or ``"linear"`` (or ``linear=True``)
+        give statsmodels' newer class (``predicted``, ``se``, ``ci_lower``, ``ci_upper``).  Rows
+        labelled by the index of ``newdata``; rows with missing values are NaN.  The intervals
+        ignore the selection.
 
         Parameters
         ----------
         newdata : DataFrame or dict, optional
             As in :meth:`predict`; the refit's rows if None.
         which : {"mean", "linear"}, optional
-            The scale predicted; the mean by default.
+            statsmodels' ``which``: None (the default) gives statsmodels' default prediction
+            results of the mean; ``"mean"`` or ``"linear"`` its newer class on that scale.
         linear : bool, optional
             ``True`` is ``which="linear"``.
+        transform : bool, default True
+            As in :meth:`predict`: False takes ``newdata`` as the design matrix.
         offset, exposure : array, number or str, optional
             As in :meth:`predict`.
 
@@ -147,11 +164,19 @@ class ResultPredictions:
         >>> frame = fit.get_prediction(pd.DataFrame({"x2": [0.0, 1.0]})).summary_frame(alpha=0.05)
         >>> list(frame.columns)
         ['mean', 'mean_se', 'mean_ci_lower', 'mean_ci_upper', 'obs_ci_lower', 'obs_ci_upper']
+        >>> logit = sr.streamreg("y ~ stream(x*)", df.assign(y=df.y > 0), family="binomial")
+        >>> list(logit.get_prediction({"x2": [0.0, 1.0]}).summary_frame().columns)
+        ['mean', 'mean_se', 'mean_ci_lower', 'mean_ci_upper']
         """
         res = _res(self)
-        return prediction.get_prediction(res, prediction.as_newdata(res, newdata),
-                                         linear=prediction.linear_scale(linear, which), offset=offset,
-                                         exposure=exposure)
+        scale = predict_refit.statsmodels_which(linear, which)
+        rows = self._rows(newdata, predict_refit.check_transform(transform))
+        return predict_refit.get_prediction(res, rows, which=scale, transform=transform, offset=offset,
+                                            exposure=exposure)
+
+    def _rows(self, newdata: object, transform: bool) -> object:
+        """New data as the prediction takes it: a DataFrame of data columns, or the design itself."""
+        return prediction.as_newdata(_model(self), newdata) if transform else newdata
 
     def model_frame(self, newdata: NewData | None = None) -> pd.DataFrame:
         """The data the refit sees (R's ``model.frame``): response and columns the terms use.
@@ -187,7 +212,8 @@ class ResultPredictions:
         >>> bool(np.allclose(ref.params, fit.params, rtol=1e-12))
         True
         """
-        return prediction.model_frame(_res(self), prediction.as_newdata(_res(self), newdata))
+        model = _model(self)
+        return prediction.model_frame(model, prediction.as_newdata(model, newdata))
 
     def augment(self, newdata: NewData | None = None, *, type_predict: str = "link",
                 type_residuals: str = "deviance", se_fit: bool = False) -> pd.DataFrame:
@@ -228,5 +254,5 @@ class ResultPredictions:
         >>> fit.augment(pd.DataFrame({"x2": [0.0]}), type_predict="response")[".fitted"].round(3).tolist()
         [0.518]
         """
-        return broom.augment_frame(_res(self), prediction.as_newdata(_res(self), newdata), type_predict=type_predict,
+        return broom.augment_frame(_res(self), prediction.as_newdata(_model(self), newdata), type_predict=type_predict,
                                    type_residuals=type_residuals, se_fit=se_fit)

@@ -17,6 +17,7 @@ statsmodels' default (offset 0, exposure 1) when it was given as an array.
 ``predict(offset=, exposure=)`` overrides either, as statsmodels' ``GLMResults.predict`` takes them.
 
 New data is a DataFrame, or a mapping of column names to values (:func:`as_newdata`).
+:mod:`.predict_refit` calls statsmodels' ``predict`` and ``get_prediction`` on these rows.
 """
 from __future__ import annotations
 
@@ -35,10 +36,10 @@ from ..validators import _is_real
 
 if TYPE_CHECKING:
     from ..models.base import ObservationWeights
-    from .results import StreamRegResults
+    from .record import FittedSelection, SelectedModel
 
 
-def model_variables(res: StreamRegResults) -> list[str]:
+def model_variables(model: SelectedModel) -> list[str]:
     """The columns the refit's terms refer to, in the order of the data (response excluded).
 
     Generated columns (``pca_1``, ...) are included: they are columns of the model frame.
@@ -49,47 +50,47 @@ def model_variables(res: StreamRegResults) -> list[str]:
     >>> rng = np.random.default_rng(0)
     >>> df = pd.DataFrame(rng.normal(size=(80, 3)), columns=["a", "b", "c"])
     >>> df["y"] = df["a"] + rng.normal(size=80)
-    >>> model_variables(sr.streamreg("y ~ c + stream(a, b)", df, w0=0.05, alpha_delta=0.05))
+    >>> model_variables(sr.streamreg("y ~ c + stream(a, b)", df, w0=0.05, alpha_delta=0.05).selected_model)
     ['a', 'c']
     """
-    train = res._train
+    train = model.train
     columns = set(train.columns)
-    names = rhs_variables(res._rhs, columns)
-    return [c for c in train.columns if c in names and c != res.response_name]
+    names = rhs_variables(model.rhs, columns)
+    return [c for c in train.columns if c in names and c != model.response_name]
 
 
-def _generated(res: StreamRegResults) -> set[str]:
-    derived = res._derived
+def _generated(model: SelectedModel) -> set[str]:
+    derived = model.derived
     return set(derived.columns) if derived else set()
 
 
-def _pca_maps(res: StreamRegResults, used: set[str]) -> list:
+def _pca_maps(model: SelectedModel, used: set[str]) -> list:
     """The fitted maps of generated classes (pca(), ...) at least one of whose columns the model uses."""
-    derived = res._derived
+    derived = model.derived
     return derived.used_by(used) if derived else []
 
 
-def _weights(res: StreamRegResults) -> ObservationWeights | None:
-    """The refit's offset and weights (None for results without any, or pickled before them)."""
-    w = getattr(res, "_weights", None)
-    return None if w is None or w.empty else w
+def _weights(model: SelectedModel) -> ObservationWeights | None:
+    """The refit's offset and weights (None for a model without any)."""
+    w = model.weights
+    return None if w.empty else w
 
 
-def offset_columns(res: StreamRegResults) -> list[str]:
+def offset_columns(model: SelectedModel) -> list[str]:
     """Data columns holding the offset or exposure (new data need them to be predicted)."""
-    w = _weights(res)
+    w = _weights(model)
     if w is None:
         return []
     return list(dict.fromkeys(w.names[k] for k in ("offset", "exposure") if k in w.names))
 
 
-def role_columns(res: StreamRegResults) -> list[str]:
+def role_columns(model: SelectedModel) -> list[str]:
     """Data columns holding the offset, exposure or weights of the refit."""
-    w = _weights(res)
+    w = _weights(model)
     return [] if w is None else list(dict.fromkeys(w.names.values()))
 
 
-def required_columns(res: StreamRegResults) -> list[str]:
+def required_columns(model: SelectedModel) -> list[str]:
     """The columns new data must have: the model's variables, the sources of its components.
 
     Examples
@@ -99,15 +100,15 @@ def required_columns(res: StreamRegResults) -> list[str]:
     >>> df = pd.DataFrame(rng.normal(size=(100, 3)), columns=["x1", "x2", "x3"])
     >>> df["y"] = df["x1"] + df["x2"] + rng.normal(size=100)
     >>> fit = sr.streamreg("y ~ pca(x*, k=2)", df, w0=0.05, alpha_delta=0.05)
-    >>> required_columns(fit)
+    >>> required_columns(fit.selected_model)
     ['x1', 'x2', 'x3']
     """
-    used = model_variables(res)
-    generated = _generated(res)
-    need = {c for c in used if c not in generated} | set(offset_columns(res))
-    for m in _pca_maps(res, set(used)):
+    used = model_variables(model)
+    generated = _generated(model)
+    need = {c for c in used if c not in generated} | set(offset_columns(model))
+    for m in _pca_maps(model, set(used)):
         need |= set(m.columns)
-    return [c for c in res._train.columns if c in need]
+    return [c for c in model.train.columns if c in need]
 
 
 #: the scales of ``predict(which=)``, statsmodels' names
@@ -116,9 +117,9 @@ WHICH = ("mean", "linear")
 _LISTED = 10
 
 
-def _not_a_frame(res: StreamRegResults, newdata: object) -> str:
+def _not_a_frame(model: SelectedModel, newdata: object) -> str:
     """Why ``newdata`` is refused, naming the columns it needs (an array has no names to match)."""
-    need = required_columns(res)
+    need = required_columns(model)
     if is_dask_frame(newdata):  # its class is also called DataFrame: name it in full
         # not computed here: which rows fit in memory is the caller's call
         return (f"newdata is a dask.dataframe.DataFrame, and the rows must be in memory: pass "
@@ -159,12 +160,13 @@ def _mapping_frame(data: Mapping[Any, Any]) -> pd.DataFrame:
     return pd.DataFrame(columns, index=index)  # copies: the caller's arrays are never written
 
 
-def as_newdata(res: StreamRegResults, newdata: object) -> pd.DataFrame | None:
+def as_newdata(model: SelectedModel, newdata: object) -> pd.DataFrame | None:
     """``newdata`` as a DataFrame: a mapping of column names to values becomes a new one.
 
     Parameters
     ----------
-    res : StreamRegResults
+    model : SelectedModel
+        The selected model (its columns are named when ``newdata`` is refused).
     newdata : DataFrame, Mapping or None
         A ``dict`` (any mapping) ``{column: array-like or scalar}``, as R's ``predict``
         takes a ``list``; scalars are repeated on every row.  None is returned as it is, a
@@ -186,21 +188,21 @@ def as_newdata(res: StreamRegResults, newdata: object) -> pd.DataFrame | None:
     >>> import streamreg as sr
     >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
     >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-    >>> as_newdata(fit, {"x2": [0.5, 2.0]})
+    >>> as_newdata(fit.selected_model, {"x2": [0.5, 2.0]})
         x2
     0  0.5
     1  2.0
     """
-    return None if newdata is None else as_frame(res, newdata)
+    return None if newdata is None else as_frame(model, newdata)
 
 
-def as_frame(res: StreamRegResults, newdata: object) -> pd.DataFrame:
+def as_frame(model: SelectedModel, newdata: object) -> pd.DataFrame:
     """:func:`as_newdata` for methods that need new data (None is refused too)."""
     if isinstance(newdata, pd.DataFrame):
         return text_labels(newdata)  # integer labels as the fit named them ("1")
     if isinstance(newdata, Mapping):
         return text_labels(_mapping_frame(newdata))
-    raise TypeError(_not_a_frame(res, newdata))
+    raise TypeError(_not_a_frame(model, newdata))
 
 
 def linear_scale(linear: object = None, which: object = None) -> bool:
@@ -237,21 +239,21 @@ def linear_scale(linear: object = None, which: object = None) -> bool:
     return wanted
 
 
-def check_newdata(res: StreamRegResults, newdata: object) -> None:
+def check_newdata(model: SelectedModel, newdata: object) -> None:
     """Refuse new data that is not a DataFrame or lacks a column the model needs."""
     if not isinstance(newdata, pd.DataFrame):
-        raise TypeError(_not_a_frame(res, newdata))
-    missing = [c for c in required_columns(res) if c not in newdata.columns]
+        raise TypeError(_not_a_frame(model, newdata))
+    missing = [c for c in required_columns(model) if c not in newdata.columns]
     if missing:
         raise ValueError(f"newdata lacks the column(s) {missing} used by the selected model")
 
 
-def model_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None) -> pd.DataFrame:
+def model_frame(model: SelectedModel, newdata: pd.DataFrame | None = None) -> pd.DataFrame:
     """The response (when present) and the model's variables, generated columns included.
 
     Parameters
     ----------
-    res : StreamRegResults
+    model : SelectedModel
     newdata : DataFrame, optional
         Rows to build the frame on; the refit's rows when None.  Rows are kept as they are,
         missing values included (statsmodels' formula API drops such rows itself).
@@ -273,66 +275,72 @@ def model_frame(res: StreamRegResults, newdata: pd.DataFrame | None = None) -> p
     >>> fit = sr.streamreg("y ~ pca(x*, k=2)", df, w0=0.05, alpha_delta=0.05)
     >>> fit.selected_formula
     'y ~ 1 + pca_1 + pca_2'
-    >>> list(model_frame(fit).columns)
+    >>> list(model_frame(fit.selected_model).columns)
     ['y', 'pca_1', 'pca_2']
     """
-    used = model_variables(res)
-    response = res.response_name
+    used = model_variables(model)
+    response = model.response_name
     if newdata is None:
-        source = res._train
+        source = model.train
         columns = response_data_columns(response, source.columns) + used  # a column, or an expression's
-        columns += [c for c in role_columns(res) if c in source.columns and c not in columns]
+        columns += [c for c in role_columns(model) if c in source.columns and c not in columns]
         return source.loc[:, columns].copy()
-    check_newdata(res, newdata)
-    generated = _generated(res)
+    check_newdata(model, newdata)
+    generated = _generated(model)
     plain = [c for c in used if c not in generated]
     head = [c for c in response_data_columns(response, newdata.columns) if c not in plain]
     out = newdata.loc[:, head + plain].copy()
     wanted = set(used)
-    for m in _pca_maps(res, wanted):
+    for m in _pca_maps(model, wanted):
         scores = m.transform(newdata)
         for j, name in enumerate(m.names):
             if name in wanted:
                 out[name] = scores[:, j]
-    roles = [c for c in role_columns(res) if c in newdata.columns and c not in head + used]
+    roles = [c for c in role_columns(model) if c in newdata.columns and c not in head + used]
     for c in roles:
         out[c] = newdata[c]
     return out.loc[:, head + used + roles]
 
 
-def complete_rows(res: StreamRegResults, newdata: pd.DataFrame) -> np.ndarray:
+def complete_rows(model: SelectedModel, newdata: pd.DataFrame) -> np.ndarray:
     """True for the rows of ``newdata`` without a missing value in the columns the model needs."""
-    need = required_columns(res)
+    need = required_columns(model)
     if not need:
         return np.ones(len(newdata), dtype=bool)
     return ~newdata.loc[:, need].isna().any(axis=1).to_numpy()
 
 
-def design_rows(res: StreamRegResults, newdata: pd.DataFrame | None) -> pd.DataFrame:
+def design_rows(res: FittedSelection, newdata: pd.DataFrame | None) -> pd.DataFrame:
     """The refit's design on ``newdata`` (the refit's rows when None); incomplete rows are NaN,
     and so are rows with a NaN or infinite term."""
+    model, names = res.selected_model, list(res.fit.params.index)
     if newdata is None:
         exog = np.asarray(res.fit.model.exog, dtype=float)
-        return pd.DataFrame(exog, index=res._train.index, columns=list(res.params.index))
-    check_newdata(res, newdata)
-    ok = complete_rows(res, newdata)
+        return pd.DataFrame(exog, index=model.train.index, columns=names)
+    check_newdata(model, newdata)
+    ok = complete_rows(model, newdata)
     if ok.all():
-        return res._design(newdata, "nan")
-    full = np.full((len(newdata), len(res.params)), np.nan)
+        return model.design(newdata, "nan")
+    full = np.full((len(newdata), len(names)), np.nan)
     if ok.any():
-        full[ok] = res._design(newdata.iloc[np.flatnonzero(ok)], "nan").to_numpy(dtype=float)
-    return pd.DataFrame(full, index=newdata.index, columns=list(res.params.index))
+        full[ok] = model.design(newdata.iloc[np.flatnonzero(ok)], "nan").to_numpy(dtype=float)
+    return pd.DataFrame(full, index=newdata.index, columns=names)
 
 
-def _given_offset(res: StreamRegResults, name: str, value: Any, newdata: pd.DataFrame | None) -> np.ndarray:
+def _given_offset(model: SelectedModel, name: str, value: Any, newdata: pd.DataFrame | None) -> np.ndarray:
     """An ``offset=`` / ``exposure=`` passed to ``predict``: a column of the rows predicted, or values."""
-    rows = res._train if newdata is None else newdata
+    rows = model.train if newdata is None else newdata
     n = len(rows)
     if isinstance(value, str):
         if value not in rows.columns:
             where = "the training data" if newdata is None else "newdata"
             raise ValueError(f"{name}={value!r} is not a column of {where}")
         return _weight_array(name, rows[value], f" (column {value!r})")
+    return offset_values(name, value, n)
+
+
+def offset_values(name: str, value: Any, n: int) -> np.ndarray:
+    """An ``offset=`` / ``exposure=`` given as values for ``n`` rows: one per row, or a number for all."""
     if np.ndim(value) == 0 and _is_real(value):
         value = np.full(n, float(value))
     arr = _weight_array(name, value)
@@ -341,7 +349,12 @@ def _given_offset(res: StreamRegResults, name: str, value: Any, newdata: pd.Data
     return arr
 
 
-def offsets(res: StreamRegResults, newdata: pd.DataFrame | None, *, offset: Any = None,
+#: why ``offset=`` / ``exposure=`` are refused by ``predict`` of a least-squares refit
+NO_OFFSET = ("offset= and exposure= apply to models fitted with an offset or exposure, or with a non-Gaussian "
+             "family; this least-squares fit has neither (refit with offset= to use one)")
+
+
+def offsets(res: FittedSelection, newdata: pd.DataFrame | None, *, offset: Any = None,
             exposure: Any = None) -> dict[str, np.ndarray]:
     """``offset=`` / ``exposure=`` for statsmodels' ``predict`` on ``newdata`` (the refit's rows if None).
 
@@ -350,17 +363,17 @@ def offsets(res: StreamRegResults, newdata: pd.DataFrame | None, *, offset: Any 
     on its rows; on new data, the values of the column the option named (NaN where missing:
     those rows are predicted as NaN), else none (statsmodels' default: offset 0, exposure 1).
     """
+    model = res.selected_model
     if newdata is not None:
-        check_newdata(res, newdata)  # before its offset column is read
+        check_newdata(model, newdata)  # before its offset column is read
     given = {"offset": offset, "exposure": exposure}
-    w = _weights(res)
+    w = _weights(model)
     if any(v is not None for v in given.values()) and not isinstance(res.fit.model, sm.GLM):
-        raise ValueError("offset= and exposure= apply to models fitted with an offset or exposure, or with a "
-                         "non-Gaussian family; this least-squares fit has neither (refit with offset= to use one)")
+        raise ValueError(NO_OFFSET)
     out: dict[str, np.ndarray] = {}
     for name in ("offset", "exposure"):
         if given[name] is not None:
-            out[name] = _given_offset(res, name, given[name], newdata)
+            out[name] = _given_offset(model, name, given[name], newdata)
             continue
         values = None if w is None else getattr(w, name)
         if values is None:
@@ -376,7 +389,7 @@ def offsets(res: StreamRegResults, newdata: pd.DataFrame | None, *, offset: Any 
     return out
 
 
-def linear_offset(res: StreamRegResults, newdata: pd.DataFrame | None, **given: Any) -> np.ndarray | None:
+def linear_offset(res: FittedSelection, newdata: pd.DataFrame | None, **given: Any) -> np.ndarray | None:
     """What the linear predictor adds on these rows, ``offset + log(exposure)`` (None if neither)."""
     parts = offsets(res, newdata, **given)
     if not parts:
@@ -387,39 +400,3 @@ def linear_offset(res: StreamRegResults, newdata: pd.DataFrame | None, **given: 
     if "exposure" in parts:
         total = total + np.log(parts["exposure"])
     return total
-
-
-def predict_values(res: StreamRegResults, newdata: pd.DataFrame | None, *, linear: bool, offset: Any = None,
-                   exposure: Any = None) -> pd.Series:
-    """The predicted mean (or linear predictor) on ``newdata``; NaN on incomplete rows.
-
-    An offset or exposure is added to the linear predictor (see :func:`offsets`).
-    """
-    extra = offsets(res, newdata, offset=offset, exposure=exposure)
-    x = design_rows(res, newdata)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # exp overflow saturates; NaN rows stay NaN
-        if not isinstance(res.fit.model, sm.GLM):  # least squares: the mean is the linear predictor
-            pred = np.asarray(res.fit.predict(x.to_numpy()))
-        else:
-            pred = np.asarray(res.fit.predict(x.to_numpy(), which="linear" if linear else "mean", **extra))
-    return pd.Series(pred, index=x.index, name="prediction")
-
-
-def get_prediction(res: StreamRegResults, newdata: pd.DataFrame | None, *, linear: bool, offset: Any = None,
-                   exposure: Any = None) -> Any:
-    """statsmodels' prediction results of the refit on ``newdata`` (rows labelled by its index).
-
-    Least squares: statsmodels' ``PredictionResults`` (mean and observation intervals).
-    GLMs: ``get_prediction(which="mean")`` -- intervals computed on the link scale and
-    transformed -- or ``which="linear"``.  Least squares refit as a Gaussian GLM (with an offset or
-    frequency weights) gives the GLM's prediction results; an offset or exposure enters as
-    in :func:`predict_values`.
-    """
-    extra = offsets(res, newdata, offset=offset, exposure=exposure)
-    x = design_rows(res, newdata)
-    labels = list(x.index)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        if not isinstance(res.fit.model, sm.GLM):
-            return res.fit.get_prediction(x.to_numpy(), row_labels=labels)
-        return res.fit.get_prediction(x.to_numpy(), which="linear" if linear else "mean", row_labels=labels,
-                                      **extra)

@@ -1,34 +1,43 @@
 """StreamRegResults: the final refit plus the whole selection story."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from ..models.families import family_name, spec_of
+from ..models.families import family_name
 from ..search.decoys import DecoyReport
 from . import broom
-from .fitstats import information_criteria
-from .inference import default_use_t, with_use_t
+from .anova import AnovaTable, anova
+from .inference import with_use_t
 from .plot_methods import ResultPlots
 from .predict_methods import ResultPredictions
+from .record import SelectedModel, SelectionRecord
+from .refit_methods import RefitAccessors
 from .summary import StreamRegSummary, add_selection_block
+from .summary2 import selection_summary2
 
 if TYPE_CHECKING:
     from statsmodels.iolib.summary import Summary
 
-    from ..models.base import ObservationWeights
-    from .selected import SelectedModel, SelectionRecord
+    from ..search.result import SearchResult
 
 
-class StreamRegResults(ResultPredictions, ResultPlots):
+class StreamRegResults(RefitAccessors, ResultPredictions, ResultPlots):
     """Results of a streamwise selection, read like statsmodels results.
 
     Attributes
     ----------
     fit : statsmodels OLSResults or GLMResults
         The final refit of fixed + selected terms (a real statsmodels object).
+    selected_model : SelectedModel
+        The selected terms as a formula on the rows they were refit on (the training frame,
+        the response, the family, generated-term state, weights, covariance type).
+    selection : SelectionRecord
+        How the terms were chosen: the search, the rule, the test and what was dropped.
+    refit_warnings : list of str
+        Problems statsmodels reported when refitting the selected terms (plain language).
     selected : DataFrame
         One row per selected term: order, term, stream, test index, statistic, df,
         p-value, level and wealth after the acceptance.
@@ -75,39 +84,110 @@ class StreamRegResults(ResultPredictions, ResultPlots):
     Intercept    0.056
     x2           1.017
     dtype: float64
+    >>> fit.selected_model.rhs, fit.selection.stopped_by
+    ('1 + x2', 'exhausted')
     """
-
-    #: the refit's offset and weights, set by ``fit_selected`` (absent from older pickles)
-    _weights: ObservationWeights | None
-    #: the ``use_t=`` of the call, set by ``fit_selected`` (None: R's convention; absent from older pickles)
-    _use_t: bool | None
 
     def __init__(self, *, model: SelectedModel, selection: SelectionRecord, fit: Any,
                  refit_warnings: list[str] | None = None) -> None:
         self.fit = fit
+        self.selected_model = model
+        self.selection = selection
         #: problems statsmodels reported when refitting the selected terms (plain language)
         self.refit_warnings = list(refit_warnings or [])
-        search = selection.search
-        self.search = search
-        self._history: pd.DataFrame | None = None  # the search's history as the rule explains it, built on first access
-        self.history_mode = getattr(search, "history_mode", "full")
-        self.stopped_by = search.stopped_by
-        self.formula = selection.formula
-        self.selected_formula = f"{model.response_label} ~ {model.rhs}"
-        self.response_name = model.response_name
-        self.success_level = selection.success_level
-        self.family = model.family  # a statsmodels family object: results branch on it, never on a name
-        self.policy = selection.policy
-        self.policy_description = selection.policy.describe()
-        self.test_description = selection.test_description
-        self.n_dropped = selection.n_dropped
-        self.missing_by_column = dict(selection.missing_by_column)  # why those rows were dropped
-        self._rhs = model.rhs
-        self._train = model.train
-        self.validation = selection.validation  # sample-splitting sizes, None when selected and refit on the same rows
-        self._derived = model.derived  # generated-term state (PCA loadings, transforms) for new data
-        self._functions = dict(model.functions)  # the formula's functions the terms call
-        self.order_used_y = list(selection.y_ordered)  # streams ordered by a y-dependent score
+
+    # what the selected model and its record say, under the names results have always had
+    @property
+    def search(self) -> SearchResult:
+        """The search's own result (history, tables, stopping reason)."""
+        return self.selection.search
+
+    @property
+    def history_mode(self) -> str:
+        """``"full"`` or ``"none"`` (the ``history=`` option of the call)."""
+        return self.selection.history_mode
+
+    @property
+    def stopped_by(self) -> str:
+        """Why the search stopped (``"exhausted"``, ``"max_selected"``, ...)."""
+        return self.selection.stopped_by
+
+    @property
+    def formula(self) -> str | None:
+        """The formula as written (None for :func:`streamreg.select`)."""
+        return self.selection.formula
+
+    @property
+    def selected_formula(self) -> str:
+        """A plain formula of the refit, usable with ``statsmodels.formula.api``."""
+        return self.selected_model.formula
+
+    @property
+    def response_name(self) -> str:
+        """The response's column name."""
+        return self.selected_model.response_name
+
+    @property
+    def success_level(self) -> object | None:
+        """The level modelled as success by a two-level binomial response (else None)."""
+        return self.selection.success_level
+
+    @property
+    def family(self) -> Any:
+        """The statsmodels family of the search and the refit (results branch on it, never on a name)."""
+        return self.selected_model.family
+
+    @property
+    def policy(self) -> Any:
+        """The rule (or search method) that selected."""
+        return self.selection.policy
+
+    @property
+    def policy_description(self) -> str:
+        """The rule with its parameters, as the summary prints it."""
+        return self.selection.policy_description
+
+    @property
+    def test_description(self) -> str:
+        """The candidate test in words."""
+        return self.selection.test_description
+
+    @property
+    def n_dropped(self) -> int:
+        """Rows dropped for missing values."""
+        return self.selection.n_dropped
+
+    @property
+    def missing_by_column(self) -> dict[str, int]:
+        """The used columns holding missing values (why rows were dropped), with their counts."""
+        return dict(self.selection.missing_by_column)
+
+    @property
+    def validation(self) -> dict[str, int] | None:
+        """Sample-splitting sizes, None when selected and refit on the same rows."""
+        val = self.selection.validation
+        return None if val is None else dict(val)
+
+    @property
+    def seed(self) -> Any:
+        """The seed of the random split (``validate=``) and random orders: ``seed=`` as given, or the
+        one drawn when none was; None when nothing was random.  ``seed=res.seed`` repeats the run.
+
+        Examples
+        --------
+        >>> import streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, validate=0.5)
+        >>> again = sr.streamreg("y ~ stream(x*)", df, validate=0.5, seed=fit.seed)
+        >>> again.selected_model.train.index.equals(fit.selected_model.train.index)
+        True
+        """
+        return self.selection.seed.seed
+
+    @property
+    def order_used_y(self) -> list[str]:
+        """Streams ordered by a score that looked at the response."""
+        return list(self.selection.y_ordered)
 
     @property
     def decoys(self) -> DecoyReport | None:
@@ -125,12 +205,12 @@ class StreamRegResults(ResultPredictions, ResultPlots):
     @property
     def selected(self) -> pd.DataFrame:
         """One row per selected term (the search's table, built on first access)."""
-        return self.search.selected
+        return self.selection.selected
 
     @property
     def per_stream(self) -> pd.DataFrame:
         """Candidates tested, terms selected and final wealth per stream (built on first access)."""
-        return self.search.per_stream
+        return self.selection.per_stream
 
     @property
     def history_kept(self) -> bool:
@@ -147,243 +227,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         With ``history="none"`` only the accepted and refused candidates' rows, with all
         their columns (identical to the same rows of the full history).
         """
-        if self._history is None:
-            # a started policy explains the history (its columns may depend on n_obs);
-            # the methods with their own loop have none and explain their own
-            started = next(iter(self.search.policies.values()), None)
-            history = self.search.history
-            self._history = started.annotate(history) if started is not None else history
-        return self._history
-
-    # statsmodels-style accessors -------------------------------------------------
-    @property
-    def params(self) -> pd.Series:
-        return self.fit.params
-
-    @property
-    def bse(self) -> pd.Series:
-        return self.fit.bse
-
-    @property
-    def use_t(self) -> bool:
-        """Whether :attr:`pvalues` (and the summaries, ``tidy()``, ``compare()``) use t on the residual df.
-
-        R's convention unless ``use_t=`` was given: t when the family estimates its dispersion
-        (Gaussian, Gamma, inverse Gaussian, Tweedie, quasi) and the covariance is the model's,
-        as R's ``summary.glm``; the normal for binomial, Poisson and negative binomial fits and
-        for robust covariances (statsmodels' default).  ``.fit`` keeps statsmodels' own choice.
-        """
-        chosen = getattr(self, "_use_t", None)  # absent from older pickles
-        if chosen is None:
-            chosen = default_use_t(self.family, str(getattr(self.fit, "cov_type", "nonrobust")) != "nonrobust")
-        return bool(chosen)
-
-    @property
-    def pvalues(self) -> pd.Series:
-        """Two-sided p-values of the coefficients: t or normal as :attr:`use_t` says.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, statsmodels.api as sm, streamreg as sr
-        >>> from scipy import stats
-        >>> rng = np.random.default_rng(0)
-        >>> d = pd.DataFrame({"x": rng.normal(size=40), "z": rng.normal(size=40)})
-        >>> d["y"] = rng.gamma(2.0, np.exp(0.3 * d.x) / 2.0)
-        >>> fit = sr.streamreg("y ~ x + stream(z)", d, family=sm.families.Gamma(sm.families.links.Log()),
-        ...                    max_tests=0)
-        >>> t = 2 * stats.t.sf(np.abs(fit.tvalues), fit.fit.df_resid)  # R's summary.glm
-        >>> fit.use_t, bool(np.allclose(fit.pvalues, t)), bool(np.allclose(fit.fit.pvalues, t))
-        (True, True, False)
-        """
-        return with_use_t(self.fit, self.use_t).pvalues
-
-    @property
-    def tvalues(self) -> pd.Series:
-        return self.fit.tvalues
-
-    @property
-    def nobs(self) -> int:
-        return int(self.fit.nobs)
-
-    def conf_int(self, alpha: float = 0.05) -> pd.DataFrame:
-        """Confidence intervals of the refit's coefficients at level ``1 - alpha`` (statsmodels').
-
-        They ignore the selection (see :meth:`summary`).
-
-        Parameters
-        ----------
-        alpha : float, default 0.05
-            One minus the confidence level.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per coefficient, the lower and upper ends in columns 0 and 1.
-
-        Examples
-        --------
-        >>> import streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05).conf_int().round(3)
-                       0      1
-        Intercept -0.131  0.243
-        x2         0.811  1.223
-        """
-        return self.fit.conf_int(alpha=alpha)
-
-    @property
-    def llf(self) -> float:
-        """R's ``logLik()`` of the refit (:func:`~streamreg.results.fitstats.r_loglik`).
-
-        statsmodels' ``llf`` (``.fit.llf``) for least squares, binomial, Poisson and negative
-        binomial fits, where the two agree, except for grouped binomial data (proportions with
-        the trials as ``var_weights``), where R keeps the binomial coefficients that statsmodels'
-        ``llf`` leaves out.  For a GLM whose family estimates a dispersion
-        (Gamma, inverse Gaussian, Gaussian with another link) R plugs in ``deviance / n``
-        where statsmodels plugs in the Pearson estimate, so the two differ; Tweedie fits keep
-        statsmodels' (R has none).
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> rss = float(np.sum(fit.resid**2))
-        >>> bool(np.isclose(fit.llf, -50 * (np.log(2 * np.pi * rss / 100) + 1)))
-        True
-        """
-        return information_criteria(self.fit, self.family).llf
-
-    @property
-    def aic(self) -> float:
-        """R's ``AIC()``: ``-2 llf + 2 df``, the dispersion counted in ``df`` when it is estimated.
-
-        ``llf`` is R's ``logLik`` (:attr:`llf`).  For least squares ``df`` is the rank plus one
-        for sigma, so this is statsmodels' ``fit.aic + 2`` and equals R's ``AIC(lm(...))``;
-        binomial and Poisson fits have no dispersion and both agree.  For other families with
-        a dispersion statsmodels' ``llf`` also differs (see :attr:`llf`).  statsmodels' own
-        number is ``.fit.aic``.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> float(fit.aic - fit.fit.aic), bool(np.isclose(fit.aic, -2 * fit.llf + 2 * (2 + 1)))
-        (2.0, True)
-        """
-        return information_criteria(self.fit, self.family).aic
-
-    @property
-    def bic(self) -> float:
-        """R's ``BIC()``: ``-2 llf + log(n) df``, the dispersion counted as in :attr:`aic`.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> bool(np.isclose(fit.bic - fit.fit.bic, np.log(100)))
-        True
-        """
-        return information_criteria(self.fit, self.family).bic
-
-    @property
-    def theta(self) -> float | None:
-        """The negative binomial's estimated theta (R's ``glm.nb`` ``fit$theta``); None for other families.
-
-        Examples
-        --------
-        >>> import pandas as pd, streamreg as sr
-        >>> d = pd.DataFrame({"k": [0, 3, 1, 7, 0, 2, 12, 1, 0, 5], "x": range(10)})
-        >>> fit = sr.streamreg("k ~ stream(x)", d, family="negbin", max_tests=0)
-        >>> round(fit.theta, 4), round(fit.theta_se, 4)  # R: glm.nb(k ~ 1, d)$theta, $SE.theta
-        (0.7255, 0.4537)
-        """
-        estimate = getattr(self.family, "estimate", None)
-        return None if estimate is None else float(estimate.theta)
-
-    @property
-    def theta_se(self) -> float | None:
-        """The standard error of :attr:`theta` (R's ``fit$SE.theta``); None for other families."""
-        estimate = getattr(self.family, "estimate", None)
-        return None if estimate is None else float(estimate.se)
-
-    @property
-    def fittedvalues(self) -> pd.Series:
-        """Fitted means on the refit's rows (statsmodels' ``fittedvalues``).
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> bool(np.allclose(fit.fittedvalues + fit.resid, df["y"]))
-        True
-        """
-        return pd.Series(np.asarray(self.fit.fittedvalues, dtype=float), index=self._train.index, name="fitted")
-
-    @property
-    def resid(self) -> pd.Series:
-        """Response residuals ``y - fittedvalues`` on the refit's rows.
-
-        statsmodels' ``resid`` for least squares and ``resid_response`` for a GLM (R's
-        ``residuals(fit, "response")``); the deviance and Pearson residuals are in
-        :meth:`augment` and on ``.fit`` (``resid_deviance``, ``resid_pearson``).
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data.assign(y=lambda d: d.y > 0)
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, family="binomial", w0=0.05, alpha_delta=0.05)
-        >>> bool(np.allclose(fit.resid, df["y"] - fit.predict()))
-        True
-        """
-        values = self.fit.resid if spec_of(self.family).least_squares else self.fit.resid_response
-        return pd.Series(np.asarray(values, dtype=float), index=self._train.index, name="resid")
-
-    def cov_params(self) -> pd.DataFrame:
-        """Covariance matrix of the coefficients, labelled by name (statsmodels' ``cov_params()``).
-
-        Returns
-        -------
-        pandas.DataFrame
-            Square, rows and columns named by the coefficients.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data  # y = x2 + noise
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> cov = fit.cov_params()
-        >>> list(cov.columns), bool(np.allclose(np.sqrt(np.diag(cov)), fit.bse))
-        (['Intercept', 'x2'], True)
-        """
-        names = list(self.params.index)
-        return pd.DataFrame(np.asarray(self.fit.cov_params(), dtype=float), index=names, columns=names)
-
-    @property
-    def model(self) -> NoReturn:
-        """Not available: a streamreg result is not a statsmodels model's result.
-
-        statsmodels' ``summary_col`` reads ``results.model``; pass the refits,
-        ``summary_col([f.fit for f in fits])``, or use :func:`streamreg.compare`, which adds
-        the selection rows.  Raises AttributeError (so ``hasattr(fit, "model")`` is False).
-
-        Examples
-        --------
-        >>> import streamreg as sr
-        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
-        >>> fit = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05)
-        >>> fit.model
-        Traceback (most recent call last):
-        ...
-        AttributeError: StreamRegResults has no 'model': it is not a statsmodels result. ...
-        """
-        raise AttributeError(
-            "StreamRegResults has no 'model': it is not a statsmodels result. For statsmodels' "
-            "summary_col pass the refits, summary_col([f.fit for f in fits]), or use "
-            "streamreg.compare(fits), which adds the selection rows")
+        return self.selection.history
 
     @property
     def selected_terms(self) -> list[str]:
@@ -423,17 +267,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         >>> print(sr.streamreg("y ~ stream(x*)", df).guarantee())
         mFDR = E[V]/(E[R] + 1) <= 0.05 (V false, R all selections), valid when each null p-value is super-uniform given the past tests; with no signal in the stream, P(any selection) <= w0 = 0.05. Streamwise p-values come from nested fits to one response and are not independent, so this is approximate here. Bids spread evenly over each stream's tests (its candidates times passes, at most max_tests); a stream of unknown length keeps the decaying sequence.
         """
-        text = self.policy.guarantee()
-        if self.test_description.startswith("paper 000 code"):
-            # exp(-dRSS / (2 RSS0 / n)) is super-uniform only while k/n is small (anti-conservative beyond)
-            text += (" CAVEAT: test='paper' computes p = exp(-dRSS / (2 RSS0 / n)), which is a valid p-value "
-                     "only while the model is small against n; with many terms it admits more null terms than "
-                     "its level, and the bound above may fail (test='t' is exact).")
-        if self.order_used_y:
-            text += (f" VOID here: the order of stream(s) {self.order_used_y} was chosen by a "
-                     "screening score that looked at the response, so the candidates were not "
-                     "generated independently of y and the wealth guarantee does not apply.")
-        return text
+        return self.selection.guarantee()
 
     def false_selection_estimate(self) -> float | None:
         """Plug-in estimate ``alpha_delta * k + W0 - W_final`` (investing rules only; else None).
@@ -456,8 +290,7 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         >>> round(0.05 * 1 + 0.05 - float(fit.per_stream["final_wealth"].sum()), 4)
         0.0663
         """
-        w_final = float(np.nansum(self.per_stream["final_wealth"]))
-        return self.policy.false_selection_estimate(len(self.selected), w_final)
+        return self.selection.false_selection_estimate()
 
     def summary(self, alpha: float = 0.05) -> StreamRegSummary:
         """statsmodels ``Summary`` with the selection block above the coefficients.
@@ -511,8 +344,6 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         >>> "Selection method:" in text and "mFDR = E[V]/(E[R] + 1) <= 0.05" in text
         True
         """
-        from .summary2 import selection_summary2
-
         return selection_summary2(self, alpha=alpha, float_format=float_format)
 
     def tidy(self, *, conf_int: bool = True, conf_level: float = 0.95, exponentiate: bool = False) -> pd.DataFrame:
@@ -578,6 +409,40 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         """
         return broom.glance_frame(self)
 
+    def anova(self, *others: Any, test: str | None = "auto") -> AnovaTable:
+        """R's ``anova``: this fit's terms added one at a time, or this fit against nested ones.
+
+        ``fit.anova()`` is R's ``anova(glm, test = )`` (``anova(lm)`` for least squares), the
+        deviance explained by each term of the refit in order (fixed terms first, then the
+        selected ones); ``fit.anova(other, ...)`` is :func:`streamreg.anova` of this fit and the
+        others.  ``test`` as there (``"auto"``: chi-square for a fixed dispersion, else F).
+        The p-values ignore the selection, as the refit's do.
+
+        Parameters
+        ----------
+        *others : StreamRegResults or statsmodels results
+            Fits nested with this one (on the same rows and response), in either order.
+        test : {"auto", "Chisq", "LRT", "F", "Rao"} or None, default "auto"
+            The test of each row, as :func:`streamreg.anova` takes it; None for none.
+
+        Returns
+        -------
+        AnovaTable
+            A DataFrame with R's columns and row names, its ``heading`` and broom's ``tidy()``.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd, streamreg as sr
+        >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data.assign(y=lambda d: d.y > 0)
+        >>> fit = sr.streamreg("y ~ stream(x*)", df, family="binomial", w0=0.05, alpha_delta=0.05)
+        >>> table = fit.anova()
+        >>> list(table.index), list(table.columns)
+        (['NULL', 'x2'], ['Df', 'Deviance', 'Resid. Df', 'Resid. Dev', 'Pr(>Chi)'])
+        >>> bool(np.isclose(table.loc["x2", "Deviance"], fit.null_deviance - fit.deviance))
+        True
+        """
+        return anova(self, *others, test=test)
+
     def __repr__(self) -> str:
         terms = ", ".join(self.selected_terms) or "none"
         return f"<StreamRegResults: {self.selected_formula!r}; selected {len(self.selected)} ({terms})>"
@@ -586,7 +451,27 @@ class StreamRegResults(ResultPredictions, ResultPlots):
         return self.__dict__.copy()
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        state.pop("selected", None)  # older pickles kept copies of the search's tables
-        state.pop("per_stream", None)
+        # pickled before the record was public: its fields one by one (with or without _weights, _use_t)
+        if "selected_model" not in state:
+            state = _record_from_fields(state)
         self.__dict__.update(state)
+
+
+def _record_from_fields(state: dict[str, Any]) -> dict[str, Any]:
+    """The state of results pickled when they copied the selected model's fields into attributes."""
+    fit = state["fit"]
+    response_label = str(state["selected_formula"]).split(" ~ ", 1)[0]
+    weights = state.get("_weights")
+    model = SelectedModel(rhs=state["_rhs"], response_label=response_label, response_name=state["response_name"],
+                          train=state["_train"], y=np.asarray(fit.model.endog), family=state["family"],
+                          derived=state.get("_derived"), functions=state.get("_functions") or {},
+                          use_t=state.get("_use_t"),  # absent before use_t=: R's convention
+                          **({} if weights is None else {"weights": weights}))
+    selection = SelectionRecord(search=state["search"], policy=state["policy"],
+                                test_description=state["test_description"], formula=state.get("formula"),
+                                success_level=state.get("success_level"), n_dropped=state.get("n_dropped", 0),
+                                y_ordered=tuple(state.get("order_used_y", ())), validation=state.get("validation"),
+                                missing_by_column=state.get("missing_by_column", {}))
+    return {"fit": fit, "selected_model": model, "selection": selection,
+            "refit_warnings": list(state.get("refit_warnings", []))}
 

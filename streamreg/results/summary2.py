@@ -20,21 +20,23 @@ from statsmodels.iolib.summary2 import Summary, _simple_tables
 
 from .fitstats import estimates_dispersion
 from .html_safe import SafeSummary2
-from .inference import with_use_t
+from .inference import resolved_use_t, with_use_t
 from .latex import check_label, latex_float, latex_notes, latex_tabular, note_paragraphs
-from .summary import notes, selection_facts, states_r_aic, stream_rows
+from .summary import criteria, notes, selection_facts, states_r_aic, stream_rows
 
 if TYPE_CHECKING:
-    from .results import StreamRegResults
+    from .record import FittedSelection
 
 
-def selection_summary2(res: StreamRegResults, *, alpha: float = 0.05, float_format: str = "%.4f",
+def selection_summary2(res: FittedSelection, *, alpha: float = 0.05, float_format: str = "%.4f",
                        width: int = 65) -> Summary:
     """The refit's ``summary2(alpha=, float_format=)`` with the selection block inserted.
 
     Parameters
     ----------
-    res : StreamRegResults
+    res : FittedSelection
+        The selected model, its selection record and the refit (a
+        :class:`~streamreg.results.StreamRegResults`).
     alpha : float
         Level of the coefficients' intervals (``1 - alpha`` coverage).
     float_format : str
@@ -48,14 +50,16 @@ def selection_summary2(res: StreamRegResults, *, alpha: float = 0.05, float_form
     """
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number between 0 and 1 (e.g. 0.05), got {alpha!r}")
-    smry = with_use_t(res.fit, res.use_t).summary2(alpha=alpha, float_format=float_format)
+    smry = with_use_t(res.fit, resolved_use_t(res.selected_model, res.fit)).summary2(alpha=alpha, float_format=float_format)
     smry.__class__ = StreamRegSummary2  # as_html and as_latex escape every cell and note
     facts = pd.DataFrame(selection_facts(res))
     streams = pd.DataFrame(stream_rows(res), columns=["stream", "tested", "selected", "final wealth"])
     paragraphs = notes(res)
-    if estimates_dispersion(res.family) and not states_r_aic(res) and np.isfinite(res.aic):  # notes() said it
+    ic = criteria(res)
+    if estimates_dispersion(res.selected_model.family) and not states_r_aic(res) and np.isfinite(ic.aic):
+        # notes() has not said it
         paragraphs.append(f"AIC and BIC above are statsmodels' and do not count the dispersion; counted as R's AIC() "
-                          f"and BIC() count it (fit.aic, fit.bic): {res.aic:.4f} and {res.bic:.4f}.")
+                          f"and BIC() count it (fit.aic, fit.bic): {ic.aic:.4f} and {ic.bic:.4f}.")
     lines = pd.DataFrame([line for note in paragraphs for line in textwrap.wrap(note, width=width)])
     at = 1 if smry.tables else 0  # after statsmodels' model table, before the coefficients
     smry.tables[at:at] = [facts, streams, lines]

@@ -1,5 +1,6 @@
 """A formula is code: its terms are evaluated in a restricted namespace (no builtins, no
 attributes but np.<function>, no dunders), and the usual terms give the same numbers."""
+import dataclasses
 import re
 
 import numpy as np
@@ -137,7 +138,8 @@ def test_evaluation_refuses_attributes_and_builtins_itself(df):
 def test_predict_with_a_tampered_model_formula_is_refused(df, tmp_path):
     marker = tmp_path / "pwned"
     fit = sr.streamreg("y ~ stream(x*)", df)
-    fit._rhs = f"1 + x1 + I(x2 + 0 * (open('{marker}', 'w') is None))"  # as a doctored pickle might carry
+    tampered = f"1 + x1 + I(x2 + 0 * (open('{marker}', 'w') is None))"  # as a doctored pickle might carry
+    fit.selected_model = dataclasses.replace(fit.selected_model, rhs=tampered)
     with pytest.raises(FormulaError, match=r"Python's built-in 'open' is not available in a formula"):
         fit.predict(df.head())
     with pytest.raises(FormulaError, match=r"attribute access 'x1.to_csv' in the model's terms"):

@@ -31,7 +31,7 @@ def test_results_keep_the_model_columns_and_the_selected_candidates_only():
     df = _wide()
     fit = sr.streamreg("y ~ age + C(g) + stream(x*)", df)
     assert {"x3", "x17"} <= set(fit.selected_terms)
-    kept = list(fit._train.columns)
+    kept = list(fit.selected_model.train.columns)
     assert sorted(kept) == sorted(["y", "age", "g", *fit.selected_terms])
     assert kept == [c for c in df.columns if c in kept]  # the data's order
     ref = smf.ols(fit.selected_formula, df).fit()
@@ -48,7 +48,7 @@ def test_an_interaction_of_stream_columns_keeps_both_columns():
     df["y"] = df.x1 + df.x4 + 3 * df.x1 * df.x5 + rng.normal(scale=0.3, size=300)
     fit = sr.streamreg("y ~ stream(x*) + interactions()", df, w0=0.25, alpha_delta=0.25)
     assert "x1:x5" in fit.selected_terms and "x5" not in fit.selected_terms
-    assert {"x1", "x5"} <= set(fit._train.columns)
+    assert {"x1", "x5"} <= set(fit.selected_model.train.columns)
     ref = smf.ols(fit.selected_formula, df).fit()
     np.testing.assert_allclose(fit.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
     np.testing.assert_allclose(fit.predict(df.iloc[:5]).to_numpy(), ref.predict(df.iloc[:5]).to_numpy(), rtol=1e-10)
@@ -57,7 +57,7 @@ def test_an_interaction_of_stream_columns_keeps_both_columns():
 def test_a_column_the_fixed_terms_transform_stays_when_its_candidate_is_rejected():
     df = _wide()
     fit = sr.streamreg("y ~ np.log(age) + stream(age, x3)", df)
-    assert "age" in fit._train.columns
+    assert "age" in fit.selected_model.train.columns
     ref = smf.ols(fit.selected_formula, df).fit()
     np.testing.assert_allclose(fit.params.to_numpy(), ref.params.to_numpy(), rtol=1e-10)
 
@@ -68,7 +68,7 @@ def test_validate_refits_the_held_out_rows_missing_only_in_unselected_columns():
     with pytest.warns(UserWarning, match=r"x40 \(\d+\)"):
         fit = sr.streamreg("y ~ stream(x*)", df, validate=0.5, seed=2)
     assert "x40" not in fit.selected_terms
-    held = df.loc[fit._train.index]
+    held = df.loc[fit.selected_model.train.index]
     assert held.x40.isna().any()  # kept: the refit does not use x40
     assert "missing a value the refit uses" not in " ".join(str(fit.summary()).split())
     df.loc[held.index[:2], "x3"] = np.nan  # x3 is selected: those two held-out rows are left out

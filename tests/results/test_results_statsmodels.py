@@ -122,8 +122,7 @@ def test_get_prediction_delegates_to_statsmodels(which, data, request):
     new = with_missing(data.sample(10, random_state=4))
     ref = reference(fit, data)
     complete = new.index[[i not in (1, 3) for i in range(len(new))]]
-    kw = {} if which == "ols_fit" else {"which": "mean"}
-    expected = ref.get_prediction(new.loc[complete], **kw).summary_frame(alpha=0.1)
+    expected = ref.get_prediction(new.loc[complete]).summary_frame(alpha=0.1)  # statsmodels' default class
     got = fit.get_prediction(new).summary_frame(alpha=0.1)
     assert list(got.columns) == list(expected.columns)
     pd.testing.assert_index_equal(got.index, new.index)
