@@ -78,11 +78,14 @@ class CandidateBlock:
         This is the one pass over the candidates' values, so it runs where they live: here
         in memory; a block whose values sit on a cluster (``streamreg.dask``) runs it on the
         workers.  ``row_weights`` multiply the rows first (a GLM's square-root working
-        weights); the norms are then those of the weighted columns, so the cache is unused.
+        weights); the norms are then those of the weighted columns, so the cache is unused,
+        and the weights are folded into the small side (:mod:`.weighted`), not copied into the block.
         """
         if row_weights is None:
             return reduce_single_columns(q_and_target, self.values, self.sq_norms())
-        return reduce_single_columns(q_and_target, row_weights[:, None] * self.values)
+        from .weighted import reduce_weighted_columns  # it imports this module
+
+        return reduce_weighted_columns(q_and_target, self.values, row_weights)
 
     def constant_columns(self) -> np.ndarray:
         """Whether each column is constant."""

@@ -27,7 +27,7 @@ dispersion ``chi2 / (n - k)``): ``d F = R (n - k - d) / ((n - k) - R)`` up to ``
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,8 +54,10 @@ from .base import (
     multi_column_reduction,
     skip_codes,
 )
+from .boundary import LPRows, separated_at, separated_by_cuts, separates
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN_GLM, family_name, spec_of
+from .irls import GLMData, irls
 from .scale import too_large
 from .separation import mle_exists, one_outcome_indicators
 
@@ -67,6 +69,9 @@ _FIT_TOL = 1e-12
 _FIT_RTOL = 1e-13
 _FIT_MAXITER = 200
 _RETRY_MAXITER = 2000
+#: IRLS iterations after which a fit of a family that can separate, still unconverged, is
+#: checked for separation (warm starts converge in under ten; statsmodels' path gets the rest)
+_PROBE_ITER = 30
 _MU_EPS = 1e-12
 #: fitted means this close to the boundary (0 or 1 for binomial, 0 for Poisson) trigger the
 #: exact test of whether the MLE exists; a trigger, never a verdict (R only warns there)
@@ -143,13 +148,15 @@ def _irls(model: Any, start: np.ndarray | None, maxiter: int) -> tuple[Any, bool
 
 def fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None = None,
             offset: np.ndarray | None = None,
-            weights: ObservationWeights | None = None) -> GLMFit:
+            weights: ObservationWeights | None = None, *, verdict_only: bool = False) -> GLMFit:
     """statsmodels GLM fit, tightly converged, with an exact verdict on trouble.
 
     See :func:`_fit_glm`; a converged fit whose means leave the family's range
-    (:func:`invalid_means`) has the problem :data:`INVALID_MEANS`.
+    (:func:`invalid_means`) has the problem :data:`INVALID_MEANS`.  ``verdict_only``: the
+    caller reads the result only when there is no problem (an acceptance), so a fit that
+    drifts towards separation may stop as soon as the separation is shown.
     """
-    fit = _fit_glm(y, x, family, start, offset, weights)
+    fit = _fit_glm(y, x, family, start, offset, weights, verdict_only)
     if fit.problem is None and fit.result is not None:
         with np.errstate(over="ignore", invalid="ignore"):
             if invalid_means(family, np.asarray(fit.result.fittedvalues, dtype=float)):
@@ -158,7 +165,112 @@ def fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None 
 
 
 def _fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None,
-             offset: np.ndarray | None, weights: ObservationWeights | None) -> GLMFit:
+             offset: np.ndarray | None, weights: ObservationWeights | None, verdict_only: bool = False) -> GLMFit:
+    """The fit by :func:`~.irls.irls` where it runs cleanly, else by statsmodels (:func:`_statsmodels_fit`).
+
+    The verdict is statsmodels' (see :func:`_statsmodels_fit`), reached faster:
+
+    * a converged run is the iterate statsmodels stops at; near the boundary, the separation
+      LP's verdict comes from :mod:`.boundary` (a certificate from the score, or the LP over
+      the rows that decide it);
+    * a family that can separate is probed for ``_PROBE_ITER`` iterations first.  When only
+      the verdict matters, the probe stops as soon as its last step is a separating direction
+      (:func:`~.boundary.separates`); a probe that has not converged, broke down or lost
+      ground from its warm start (then a probe from the default start is watched the same
+      way) is refused for separation if the LP says separated -- any IRLS run on separated
+      data ends in trouble or at the boundary, where statsmodels' path asks the same LP.
+      Otherwise the run gets statsmodels' full ``_FIT_MAXITER`` iterations;
+    * anything else (a lost warm start, numerical trouble, no convergence) goes to
+      statsmodels from the start.
+    """
+    y = np.asarray(y, dtype=float)
+    w = NO_WEIGHTS if weights is None else weights
+    lin_offset = w.linear_offset
+    if offset is not None:
+        lin_offset = offset if lin_offset is None else lin_offset + offset
+    data = GLMData(y, x, family, lin_offset, w.freq_weights, w.var_weights)
+    rows = w.positive_rows()
+    separable = spec_of(family).separation is not None
+    lp = _LazyRows(x, y, family, rows)
+    watch = _separation_watch(lp, family, y) if separable and verdict_only else None
+    fast = irls(data, start, maxiter=_PROBE_ITER if separable else _FIT_MAXITER, tol=_FIT_TOL, rtol=_FIT_RTOL,
+                stop=watch)
+    lost = fast is not None and fast.converged and _below_start(fast.llf, fast.start_llf)
+    overlap = False  # the LP has said "not separated"
+    if watch is not None and (fast is None or not fast.converged or lost):
+        if fast is not None and fast.stopped:
+            return GLMFit(fast, SEPARATION)
+        if fast is None or lost:  # statsmodels would restart from its default start: probe from there
+            cold = irls(data, None, maxiter=_PROBE_ITER, tol=_FIT_TOL, rtol=_FIT_RTOL, stop=watch)
+            if cold is not None and cold.stopped:
+                return GLMFit(cold, SEPARATION)
+        if separated_by_cuts(lp.get()):
+            return GLMFit(fast, SEPARATION)
+        overlap = True
+    if separable and fast is not None and not fast.converged and not fast.stopped:
+        # slow but not separated (or not asked): the whole run statsmodels would make
+        fast = irls(data, start, maxiter=_FIT_MAXITER, tol=_FIT_TOL, rtol=_FIT_RTOL)
+        lost = fast is not None and fast.converged and _below_start(fast.llf, fast.start_llf)
+    if fast is not None and fast.converged and not lost:
+        with np.errstate(over="ignore"):
+            mu = np.asarray(fast.fittedvalues, dtype=float)
+        if not overlap and near_boundary(family, y, mu) and separated_at(x, y, family, mu, data.prior, rows):
+            return GLMFit(fast, SEPARATION)
+        return GLMFit(fast)  # the MLE exists (perhaps near the boundary) and IRLS converged
+    if overlap and fast is not None and not fast.converged:
+        slow = _slow_convergence(data)
+        if slow is not None:
+            return slow
+    return _statsmodels_fit(y, x, family, start, offset, weights)
+
+
+def _slow_convergence(data: GLMData) -> GLMFit | None:
+    """statsmodels' path for a warm run unconverged after ``_FIT_MAXITER`` iterations on data
+    the LP says are not separated: a run from the default start, taken (it had no trouble
+    or the warm one had), and if that too is unconverged, a retry from it with
+    ``_RETRY_MAXITER`` iterations.  None where statsmodels' own run should decide."""
+    cold = irls(data, None, maxiter=_FIT_MAXITER, tol=_FIT_TOL, rtol=_FIT_RTOL)
+    if cold is None:
+        return None
+    if cold.converged:
+        return GLMFit(cold)
+    retried = irls(data, cold.params, maxiter=_RETRY_MAXITER, tol=_FIT_TOL, rtol=_FIT_RTOL)
+    if retried is None:
+        return None
+    return GLMFit(retried, None if retried.converged else NONCONVERGENCE)
+
+
+def _below_start(llf: float, start_llf: float) -> bool:
+    """:func:`_lost_ground` for the log-likelihoods of the end and the start."""
+    return bool(np.isfinite(start_llf) and llf < start_llf - 1e-9 * (1.0 + abs(start_llf)))
+
+
+class _LazyRows:
+    """The separation LP's rows (those with positive weight), built when first needed."""
+
+    def __init__(self, x: np.ndarray, y: np.ndarray, family: Any, rows: np.ndarray | None) -> None:
+        self._args = (x, y, family, rows)
+        self._rows: LPRows | None = None
+
+    def get(self) -> LPRows:
+        if self._rows is None:
+            x, y, family, rows = self._args
+            built = LPRows.build(x, y, family) if rows is None else LPRows.build(x[rows], y[rows], family)
+            assert built is not None  # asked only for a family that can separate
+            self._rows = built
+        return self._rows
+
+
+def _separation_watch(lp: _LazyRows, family: Any, y: np.ndarray) -> Callable[[np.ndarray, np.ndarray], bool]:
+    """A ``stop`` for :func:`~.irls.irls`: the iterate is near the boundary and its last step
+    is a separating direction (:func:`~.boundary.separates`), which proves the LP's verdict."""
+    def watch(step: np.ndarray, mu: np.ndarray) -> bool:
+        return near_boundary(family, y, mu) and separates(lp.get(), step)
+    return watch
+
+
+def _statsmodels_fit(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None,
+                     offset: np.ndarray | None, weights: ObservationWeights | None) -> GLMFit:
     """statsmodels GLM fit, tightly converged, with an exact verdict on trouble.
 
     Warnings are symptoms, not verdicts: whenever IRLS complains, fails to converge or
@@ -357,18 +469,22 @@ class GLMState:
             stat[j] = max(2.0 * (float(fit.result.llf) - self.llf), 0.0)
         return stat
 
-    def fit_with(self, values: np.ndarray) -> GLMFit:
-        """The fit of the current model plus ``values`` (warm start); the state is unchanged."""
+    def fit_with(self, values: np.ndarray, *, verdict_only: bool = False) -> GLMFit:
+        """The fit of the current model plus ``values`` (warm start); the state is unchanged.
+
+        ``verdict_only``: the result is read only if the fit has no problem (see :func:`fit_glm`).
+        """
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
-        return fit_glm(self.y, np.column_stack([self.x, c]), self.family, start=start, weights=self._fit_weights)
+        return fit_glm(self.y, np.column_stack([self.x, c]), self.family, start=start, weights=self._fit_weights,
+                       verdict_only=verdict_only)
 
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term and refit; returns a refusal reason (see ``REFUSAL_REASONS``) or None."""
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
         x_new = np.column_stack([self.x, c])
-        fit = fit_glm(self.y, x_new, self.family, start=start, weights=self._fit_weights)
+        fit = fit_glm(self.y, x_new, self.family, start=start, weights=self._fit_weights, verdict_only=True)
         if fit.problem is not None:
             return fit.problem
         self.x, self.result = x_new, fit.result
@@ -408,7 +524,7 @@ class GLMState:
 
         Returns ``(nan, reason)`` when the term cannot enter (see ``REFUSAL_REASONS``).
         """
-        fit = self.fit_with(values)
+        fit = self.fit_with(values, verdict_only=True)
         if fit.problem is not None:
             return float("nan"), fit.problem
         return max(2.0 * (float(fit.result.llf) - self.llf), 0.0), None
