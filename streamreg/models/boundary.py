@@ -156,6 +156,28 @@ def separates(rows: LPRows, direction: np.ndarray) -> bool:
     return bool(a[ineq].sum() > _TOL * rows.n)
 
 
+def a_column_separates(rows: LPRows) -> bool:
+    """Whether one column alone, either way round, is a separating direction (:func:`separates`
+    of ``+-e_j``): a column whose non-zero rows all have one outcome, the usual way sparse
+    candidates (a rare word, a rare variant) separate a response.
+
+    Examples
+    --------
+    >>> import numpy as np, statsmodels.api as sm
+    >>> x = np.column_stack([np.ones(5), [0, 0, 2, 0, 1.0]])
+    >>> a_column_separates(LPRows.build(x, np.array([0, 1, 1, 0, 1.0]), sm.families.Binomial()))
+    True
+    """
+    x = rows.x[:, rows.keep]
+    ineq = rows.sign != 0
+    with np.errstate(all="ignore"):
+        a = x[ineq] * rows.sign[ineq, None] / rows.scale[rows.keep]
+        on_eq = (x[~ineq] != 0).any(axis=0) if (~ineq).any() else np.zeros(x.shape[1], bool)
+        up = (a >= 0).all(axis=0) & (a.sum(axis=0) > _TOL * rows.n)
+        down = (a <= 0).all(axis=0) & (-a.sum(axis=0) > _TOL * rows.n)
+    return bool(((up | down) & ~on_eq).any())
+
+
 def separated_by_cuts(rows: LPRows, near: np.ndarray | None = None) -> bool:
     """:func:`~.separation.is_separated` on ``rows`` (the same verdict), solving LPs over
     the rows that decide it: first those in ``near`` (a mask: rows near the boundary) and

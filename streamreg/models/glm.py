@@ -27,8 +27,7 @@ dispersion ``chi2 / (n - k)``): ``d F = R (n - k - d) / ((n - k) - R)`` up to ``
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -54,43 +53,16 @@ from .base import (
     multi_column_reduction,
     skip_codes,
 )
-from .boundary import LPRows, separated_at, separated_by_cuts, separates
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN_GLM, family_name, spec_of
-from .irls import GLMData, irls
+from .glm_fit import _FIT_MAXITER, _FIT_RTOL, _FIT_TOL, _RETRY_MAXITER, GLMFit, fast_fit, glm_data, near_boundary
 from .scale import too_large
 from .separation import mle_exists, one_outcome_indicators
 
 TESTS = GAUSSIAN_GLM.test_names  # the tests of every GLM family (``FamilySpec.tests``)
-_FIT_TOL = 1e-12
-#: relative change of the deviance that also counts as converged: at large n the deviance's
-#: own rounding (a few ulps of, e.g., 8317 = 2e-12) exceeds any absolute tolerance this tight,
-#: and IRLS would oscillate in the last bit until maxiter
-_FIT_RTOL = 1e-13
-_FIT_MAXITER = 200
-_RETRY_MAXITER = 2000
-#: IRLS iterations after which a fit of a family that can separate, still unconverged, is
-#: checked for separation (warm starts converge in under ten; statsmodels' path gets the rest)
-_PROBE_ITER = 30
 _MU_EPS = 1e-12
-#: fitted means this close to the boundary (0 or 1 for binomial, 0 for Poisson) trigger the
-#: exact test of whether the MLE exists; a trigger, never a verdict (R only warns there)
-_SUSPECT = 1e-6
 #: fitted means this close to the boundary count towards :meth:`GLMState.boundary_share`
 _NEAR_BOUNDARY = 1e-4
-
-
-@dataclass
-class GLMFit:
-    """A GLM fit and what, if anything, is wrong with it.
-
-    ``problem`` is None, :data:`SEPARATION` (the linear programme shows that the MLE does
-    not exist) or :data:`NONCONVERGENCE` (IRLS did not converge although the MLE exists).
-    ``result`` is the last IRLS iterate (None if the iteration broke down).
-    """
-
-    result: Any  # statsmodels GLMResults, or None
-    problem: str | None = None
 
 
 def invalid_means(family: Any, mu: np.ndarray) -> int:
@@ -104,16 +76,6 @@ def invalid_means(family: Any, mu: np.ndarray) -> int:
     mu = np.asarray(mu, dtype=float)
     bad = ~np.isfinite(mu) | spec_of(family).mean_range.outside(mu)  # FamilySpec.mean_range
     return int(bad.sum())
-
-
-def near_boundary(family: Any, y: np.ndarray, mu: np.ndarray) -> bool:
-    """Whether fitted means come within ``_SUSPECT`` of where the MLE could fail to exist."""
-    separation = spec_of(family).separation
-    if separation == "binary":
-        return bool(np.minimum(mu, 1 - mu).min() < _SUSPECT)
-    if separation == "counts":
-        return bool((mu[y == 0] < _SUSPECT).any())
-    return False
 
 
 def glm_model(y: np.ndarray, x: np.ndarray, family: Any, **options: Any) -> Any:
@@ -166,107 +128,12 @@ def fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None 
 
 def _fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None,
              offset: np.ndarray | None, weights: ObservationWeights | None, verdict_only: bool = False) -> GLMFit:
-    """The fit by :func:`~.irls.irls` where it runs cleanly, else by statsmodels (:func:`_statsmodels_fit`).
-
-    The verdict is statsmodels' (see :func:`_statsmodels_fit`), reached faster:
-
-    * a converged run is the iterate statsmodels stops at; near the boundary, the separation
-      LP's verdict comes from :mod:`.boundary` (a certificate from the score, or the LP over
-      the rows that decide it);
-    * a family that can separate is probed for ``_PROBE_ITER`` iterations first.  When only
-      the verdict matters, the probe stops as soon as its last step is a separating direction
-      (:func:`~.boundary.separates`); a probe that has not converged, broke down or lost
-      ground from its warm start (then a probe from the default start is watched the same
-      way) is refused for separation if the LP says separated -- any IRLS run on separated
-      data ends in trouble or at the boundary, where statsmodels' path asks the same LP.
-      Otherwise the run gets statsmodels' full ``_FIT_MAXITER`` iterations;
-    * anything else (a lost warm start, numerical trouble, no convergence) goes to
-      statsmodels from the start.
-    """
+    """The fit by the lean IRLS (:func:`~.glm_fit.fast_fit`, statsmodels' path with its
+    iterates), else by statsmodels itself (:func:`_statsmodels_fit`)."""
     y = np.asarray(y, dtype=float)
-    w = NO_WEIGHTS if weights is None else weights
-    lin_offset = w.linear_offset
-    if offset is not None:
-        lin_offset = offset if lin_offset is None else lin_offset + offset
-    data = GLMData(y, x, family, lin_offset, w.freq_weights, w.var_weights)
-    rows = w.positive_rows()
-    separable = spec_of(family).separation is not None
-    lp = _LazyRows(x, y, family, rows)
-    watch = _separation_watch(lp, family, y) if separable and verdict_only else None
-    fast = irls(data, start, maxiter=_PROBE_ITER if separable else _FIT_MAXITER, tol=_FIT_TOL, rtol=_FIT_RTOL,
-                stop=watch)
-    lost = fast is not None and fast.converged and _below_start(fast.llf, fast.start_llf)
-    overlap = False  # the LP has said "not separated"
-    if watch is not None and (fast is None or not fast.converged or lost):
-        if fast is not None and fast.stopped:
-            return GLMFit(fast, SEPARATION)
-        if fast is None or lost:  # statsmodels would restart from its default start: probe from there
-            cold = irls(data, None, maxiter=_PROBE_ITER, tol=_FIT_TOL, rtol=_FIT_RTOL, stop=watch)
-            if cold is not None and cold.stopped:
-                return GLMFit(cold, SEPARATION)
-        if separated_by_cuts(lp.get()):
-            return GLMFit(fast, SEPARATION)
-        overlap = True
-    if separable and fast is not None and not fast.converged and not fast.stopped:
-        # slow but not separated (or not asked): the whole run statsmodels would make
-        fast = irls(data, start, maxiter=_FIT_MAXITER, tol=_FIT_TOL, rtol=_FIT_RTOL)
-        lost = fast is not None and fast.converged and _below_start(fast.llf, fast.start_llf)
-    if fast is not None and fast.converged and not lost:
-        with np.errstate(over="ignore"):
-            mu = np.asarray(fast.fittedvalues, dtype=float)
-        if not overlap and near_boundary(family, y, mu) and separated_at(x, y, family, mu, data.prior, rows):
-            return GLMFit(fast, SEPARATION)
-        return GLMFit(fast)  # the MLE exists (perhaps near the boundary) and IRLS converged
-    if overlap and fast is not None and not fast.converged:
-        slow = _slow_convergence(data)
-        if slow is not None:
-            return slow
-    return _statsmodels_fit(y, x, family, start, offset, weights)
-
-
-def _slow_convergence(data: GLMData) -> GLMFit | None:
-    """statsmodels' path for a warm run unconverged after ``_FIT_MAXITER`` iterations on data
-    the LP says are not separated: a run from the default start, taken (it had no trouble
-    or the warm one had), and if that too is unconverged, a retry from it with
-    ``_RETRY_MAXITER`` iterations.  None where statsmodels' own run should decide."""
-    cold = irls(data, None, maxiter=_FIT_MAXITER, tol=_FIT_TOL, rtol=_FIT_RTOL)
-    if cold is None:
-        return None
-    if cold.converged:
-        return GLMFit(cold)
-    retried = irls(data, cold.params, maxiter=_RETRY_MAXITER, tol=_FIT_TOL, rtol=_FIT_RTOL)
-    if retried is None:
-        return None
-    return GLMFit(retried, None if retried.converged else NONCONVERGENCE)
-
-
-def _below_start(llf: float, start_llf: float) -> bool:
-    """:func:`_lost_ground` for the log-likelihoods of the end and the start."""
-    return bool(np.isfinite(start_llf) and llf < start_llf - 1e-9 * (1.0 + abs(start_llf)))
-
-
-class _LazyRows:
-    """The separation LP's rows (those with positive weight), built when first needed."""
-
-    def __init__(self, x: np.ndarray, y: np.ndarray, family: Any, rows: np.ndarray | None) -> None:
-        self._args = (x, y, family, rows)
-        self._rows: LPRows | None = None
-
-    def get(self) -> LPRows:
-        if self._rows is None:
-            x, y, family, rows = self._args
-            built = LPRows.build(x, y, family) if rows is None else LPRows.build(x[rows], y[rows], family)
-            assert built is not None  # asked only for a family that can separate
-            self._rows = built
-        return self._rows
-
-
-def _separation_watch(lp: _LazyRows, family: Any, y: np.ndarray) -> Callable[[np.ndarray, np.ndarray], bool]:
-    """A ``stop`` for :func:`~.irls.irls`: the iterate is near the boundary and its last step
-    is a separating direction (:func:`~.boundary.separates`), which proves the LP's verdict."""
-    def watch(step: np.ndarray, mu: np.ndarray) -> bool:
-        return near_boundary(family, y, mu) and separates(lp.get(), step)
-    return watch
+    rows = None if weights is None else weights.positive_rows()
+    fast = fast_fit(glm_data(y, x, family, offset, weights), start, rows, verdict_only)
+    return fast if fast is not None else _statsmodels_fit(y, x, family, start, offset, weights)
 
 
 def _statsmodels_fit(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None,
