@@ -55,7 +55,16 @@ from .base import (
 )
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN_GLM, family_name, spec_of
-from .glm_fit import _FIT_MAXITER, _FIT_RTOL, _FIT_TOL, _RETRY_MAXITER, GLMFit, fast_fit, glm_data, near_boundary
+from .glm_fit import (
+    _FIT_MAXITER,
+    _FIT_RTOL,
+    _FIT_TOL,
+    _RETRY_MAXITER,
+    GLMFit,
+    fast_fit,
+    glm_data,
+    near_boundary,
+)
 from .scale import too_large
 from .separation import mle_exists, one_outcome_indicators
 

@@ -31,7 +31,13 @@ from typing import Any
 import numpy as np
 
 from .base import NONCONVERGENCE, SEPARATION, ObservationWeights
-from .boundary import LPRows, a_column_separates, separated_at, separated_by_cuts, separates
+from .boundary import (
+    LPRows,
+    a_column_separates,
+    separated_at,
+    separated_by_cuts,
+    separates,
+)
 from .families import spec_of
 from .irls import GLMData, IRLSFit, irls
 
