@@ -15,7 +15,8 @@ rotated between rounds; min and median over rounds), one BLAS thread, in one pro
 (c) tall binomial n = 1e6 (``--tall-n``), m = 200, column-ordered X, 5 true (+-2, so that
     fitted probabilities come within 1e-6 of 0 and 1): ``select()`` against the one-pass
     floor ``X'r`` and against "main"; then the peak resident memory beyond X of each, one
-    fresh process per run.
+    fresh process per run (Linux: the peak is reset after the data are made, and read from
+    ``/proc/self/status``).
 
 Every table says whether the new path's decisions equal main's: the same terms tested in
 the same order with the same statuses (accepted, rejected, refused), statistics within 1e-8.
@@ -51,14 +52,13 @@ import streamreg as sr
 def main_algorithm() -> Iterator[None]:
     """The search as it ran before the fast path: statsmodels refits with the full LP, GLM
     scores on a weighted copy of the block, the refit's separation check over every row."""
-    import streamreg.models.glm as glm
-    import streamreg.models.weighted as weighted
+    from streamreg.models import glm, weighted
     from streamreg.models.base import reduce_single_columns
     from streamreg.models.separation import mle_exists
     from streamreg.results import refit
 
     saved = glm._fit_glm, weighted.reduce_weighted_columns, refit.separated_at
-    glm._fit_glm = lambda y, x, f, s, o, w, verdict_only=False: glm._statsmodels_fit(y, x, f, s, o, w)
+    glm._fit_glm = lambda y, x, f, s, o, w, verdict_only=False, new_columns=None: glm._statsmodels_fit(y, x, f, s, o, w)
     weighted.reduce_weighted_columns = lambda q, v, w: reduce_single_columns(q, w[:, None] * v)
     refit.separated_at = lambda x, y, f, mu, prior=1.0, rows=None: not mle_exists(
         x if rows is None else x[rows], y if rows is None else y[rows], f)
@@ -124,7 +124,7 @@ def interleaved(methods: dict[str, Callable[[], Any]], rounds: int) -> tuple[dic
 def abess_logistic(y: np.ndarray, x: np.ndarray) -> Any:
     from abess.linear import LogisticRegression
 
-    return LogisticRegression(support_size=range(0, 21)).fit(x, y)
+    return LogisticRegression(support_size=range(21)).fit(x, y)
 
 
 def old_select(*args: Any, **kwargs: Any) -> Any:
@@ -138,9 +138,9 @@ def logistic_table(seeds: list[int], rounds: int) -> pd.DataFrame:
         for seed in seeds:
             y, x = logistic(seed)
             methods = {
-                "new": lambda: sr.select(y, x, family="binomial", **rule),
-                "main": lambda: old_select(y, x, family="binomial", **rule),
-                "abess": lambda: abess_logistic(y, x),
+                "new": lambda y=y, x=x, rule=rule: sr.select(y, x, family="binomial", **rule),
+                "main": lambda y=y, x=x, rule=rule: old_select(y, x, family="binomial", **rule),
+                "abess": lambda y=y, x=x: abess_logistic(y, x),
             }
             times, last = interleaved(methods, rounds)
             new = last["new"]
@@ -163,8 +163,8 @@ def poisson_table(seeds: list[int], rounds: int) -> pd.DataFrame:
     rows = []
     for seed in seeds:
         y, x = poisson(seed)
-        methods = {"new": lambda: sr.select(y, x, family="poisson"),
-                   "main": lambda: old_select(y, x, family="poisson")}
+        methods = {"new": lambda y=y, x=x: sr.select(y, x, family="poisson"),
+                   "main": lambda y=y, x=x: old_select(y, x, family="poisson")}
         times, last = interleaved(methods, rounds)
         rows.append({"seed": seed, "terms": len(last["new"].selected_terms),
                      "new s (min)": min(times["new"]), "main s (min)": min(times["main"]),
@@ -192,20 +192,27 @@ def tall_table(n: int, rounds: int) -> pd.DataFrame:
 
 
 MEMORY_CHILD = """
-import os, resource, sys
+import sys
 sys.path.insert(0, {bench!r})
-import numpy as np
 import bench_glm_speed as b
 import streamreg as sr
+
+
+def status(field):
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith(field + ":")) * 1024
+
+
 y, x = b.tall({n})
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # reset the peak (VmHWM) to the current resident set: X and the response
+base = status("VmRSS")
 if {old}:
     with b.main_algorithm():
         sr.select(y, x, family="binomial")
 else:
     sr.select(y, x, family="binomial")
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print((peak - base) / 1e6, x.nbytes / 1e9)
+print((status("VmHWM") - base) / 1e9, x.nbytes / 1e9)
 """
 
 

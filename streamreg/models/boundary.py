@@ -156,10 +156,12 @@ def separates(rows: LPRows, direction: np.ndarray) -> bool:
     return bool(a[ineq].sum() > _TOL * rows.n)
 
 
-def a_column_separates(rows: LPRows) -> bool:
+def a_column_separates(rows: LPRows, first: int = 0) -> bool:
     """Whether one column alone, either way round, is a separating direction (:func:`separates`
     of ``+-e_j``): a column whose non-zero rows all have one outcome, the usual way sparse
-    candidates (a rare word, a rare variant) separate a response.
+    candidates (a rare word, a rare variant) separate a response.  Only columns ``first``
+    on are looked at (those of a candidate added to a model whose MLE exists: no column of
+    that model separates alone).
 
     Examples
     --------
@@ -168,10 +170,14 @@ def a_column_separates(rows: LPRows) -> bool:
     >>> a_column_separates(LPRows.build(x, np.array([0, 1, 1, 0, 1.0]), sm.families.Binomial()))
     True
     """
-    x = rows.x[:, rows.keep]
+    cols = np.flatnonzero(rows.keep)
+    cols = cols[cols >= first]
+    if cols.size == 0:
+        return False
+    x = rows.x[:, cols]
     ineq = rows.sign != 0
     with np.errstate(all="ignore"):
-        a = x[ineq] * rows.sign[ineq, None] / rows.scale[rows.keep]
+        a = x[ineq] * rows.sign[ineq, None] / rows.scale[cols]
         on_eq = (x[~ineq] != 0).any(axis=0) if (~ineq).any() else np.zeros(x.shape[1], bool)
         up = (a >= 0).all(axis=0) & (a.sum(axis=0) > _TOL * rows.n)
         down = (a <= 0).all(axis=0) & (-a.sum(axis=0) > _TOL * rows.n)

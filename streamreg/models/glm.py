@@ -119,15 +119,17 @@ def _irls(model: Any, start: np.ndarray | None, maxiter: int) -> tuple[Any, bool
 
 def fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None = None,
             offset: np.ndarray | None = None,
-            weights: ObservationWeights | None = None, *, verdict_only: bool = False) -> GLMFit:
+            weights: ObservationWeights | None = None, *, verdict_only: bool = False,
+            new_columns: int | None = None) -> GLMFit:
     """statsmodels GLM fit, tightly converged, with an exact verdict on trouble.
 
     See :func:`_fit_glm`; a converged fit whose means leave the family's range
     (:func:`invalid_means`) has the problem :data:`INVALID_MEANS`.  ``verdict_only``: the
     caller reads the result only when there is no problem (an acceptance), so a fit that
-    drifts towards separation may stop as soon as the separation is shown.
+    drifts towards separation may stop as soon as the separation is shown.  ``new_columns``:
+    the last columns of ``x`` are a candidate's, added to a model whose MLE exists.
     """
-    fit = _fit_glm(y, x, family, start, offset, weights, verdict_only)
+    fit = _fit_glm(y, x, family, start, offset, weights, verdict_only, new_columns)
     if fit.problem is None and fit.result is not None:
         with np.errstate(over="ignore", invalid="ignore"):
             if invalid_means(family, np.asarray(fit.result.fittedvalues, dtype=float)):
@@ -136,12 +138,13 @@ def fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None 
 
 
 def _fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None,
-             offset: np.ndarray | None, weights: ObservationWeights | None, verdict_only: bool = False) -> GLMFit:
+             offset: np.ndarray | None, weights: ObservationWeights | None, verdict_only: bool = False,
+             new_columns: int | None = None) -> GLMFit:
     """The fit by the lean IRLS (:func:`~.glm_fit.fast_fit`, statsmodels' path with its
     iterates), else by statsmodels itself (:func:`_statsmodels_fit`)."""
     y = np.asarray(y, dtype=float)
     rows = None if weights is None else weights.positive_rows()
-    fast = fast_fit(glm_data(y, x, family, offset, weights), start, rows, verdict_only)
+    fast = fast_fit(glm_data(y, x, family, offset, weights), start, rows, verdict_only, new_columns)
     return fast if fast is not None else _statsmodels_fit(y, x, family, start, offset, weights)
 
 
@@ -353,14 +356,15 @@ class GLMState:
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
         return fit_glm(self.y, np.column_stack([self.x, c]), self.family, start=start, weights=self._fit_weights,
-                       verdict_only=verdict_only)
+                       verdict_only=verdict_only, new_columns=c.shape[1])
 
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term and refit; returns a refusal reason (see ``REFUSAL_REASONS``) or None."""
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
         x_new = np.column_stack([self.x, c])
-        fit = fit_glm(self.y, x_new, self.family, start=start, weights=self._fit_weights, verdict_only=True)
+        fit = fit_glm(self.y, x_new, self.family, start=start, weights=self._fit_weights, verdict_only=True,
+                      new_columns=c.shape[1])
         if fit.problem is not None:
             return fit.problem
         self.x, self.result = x_new, fit.result

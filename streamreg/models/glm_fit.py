@@ -87,8 +87,10 @@ def below_start(llf: float, start_llf: float) -> bool:
 class _Verdict:
     """The separation LP's verdict on the fit's data, found once (lazily) and kept."""
 
-    def __init__(self, data: GLMData, rows: np.ndarray | None):
+    def __init__(self, data: GLMData, rows: np.ndarray | None, new_columns: int | None = None):
         self.data, self.rows = data, rows
+        #: the first column that may separate alone (those before it form a model with an MLE)
+        self.first = 0 if new_columns is None else data.x.shape[1] - new_columns
         self._lp: LPRows | None = None
         self._separated: bool | None = None
         self._column: bool | None = None
@@ -119,7 +121,7 @@ class _Verdict:
     def by_a_column(self) -> bool:
         """Whether one column alone separates (:func:`~.boundary.a_column_separates`), found once."""
         if self._column is None:
-            self._column = a_column_separates(self.lp)
+            self._column = a_column_separates(self.lp, self.first)
         return self._column
 
     def watch(self, step: np.ndarray, mu: np.ndarray) -> bool:
@@ -139,12 +141,15 @@ class _Separated(Exception):
         self.fit = fit
 
 
-def fast_fit(data: GLMData, start: np.ndarray | None, rows: np.ndarray | None, verdict_only: bool) -> GLMFit | None:
+def fast_fit(data: GLMData, start: np.ndarray | None, rows: np.ndarray | None, verdict_only: bool,
+             new_columns: int | None = None) -> GLMFit | None:
     """statsmodels' path (see the module docstring) by :func:`~.irls.irls`; None: let statsmodels run it.
 
-    ``rows``: the rows with positive weight (None: all), the LP's rows.
+    ``rows``: the rows with positive weight (None: all), the LP's rows.  ``new_columns``:
+    the design's last columns are a candidate's, added to a model whose MLE exists (None:
+    nothing known).
     """
-    verdict = _Verdict(data, rows)
+    verdict = _Verdict(data, rows, new_columns)
     shortcuts = verdict_only and spec_of(data.family).separation is not None
     if shortcuts and verdict.by_a_column():  # decided without a fit (one pass over the design)
         return GLMFit(None, SEPARATION)

@@ -26,6 +26,7 @@ from streamreg.models import glm, weighted
 from streamreg.models.base import reduce_single_columns
 from streamreg.models.boundary import (
     LPRows,
+    a_column_separates,
     overlap_certified,
     separated_at,
     separated_by_cuts,
@@ -226,7 +227,7 @@ def main_algorithm(monkeypatch):
     @contextlib.contextmanager
     def context():
         with monkeypatch.context() as mp:
-            mp.setattr(glm, "_fit_glm", lambda y, x, f, s, o, w, verdict_only=False: glm._statsmodels_fit(y, x, f, s, o, w))
+            mp.setattr(glm, "_fit_glm", lambda y, x, f, s, o, w, verdict_only=False, new_columns=None: glm._statsmodels_fit(y, x, f, s, o, w))
             mp.setattr(weighted, "reduce_weighted_columns", lambda q, v, w: reduce_single_columns(q, w[:, None] * v))
             mp.setattr(refit, "separated_at", lambda x, y, f, mu, prior=1.0, rows=None: not mle_exists(
                 x if rows is None else x[rows], y if rows is None else y[rows], f))
@@ -340,3 +341,41 @@ def test_rereads_of_a_column_ordered_matrix_are_views_with_the_same_results(monk
     old = sr.select(y, x, family="binomial", passes=3, **lord)
     assert (new.history["pass"] > 1).sum() > 0
     pd.testing.assert_frame_equal(new.history, old.history, check_exact=True)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_lone_separating_column_is_a_separation_the_lp_confirms(seed):
+    rng = np.random.default_rng(seed)
+    n = 60
+    y = (rng.random(n) < 0.5).astype(float)
+    rare = np.zeros((n, 4))
+    for j in range(4):  # indicators of 1-3 rows, some with one outcome only
+        rare[rng.choice(n, int(rng.integers(1, 4)), replace=False), j] = rng.integers(1, 3)
+    x = np.column_stack([np.ones(n), rng.standard_normal(n), rare])
+    family = sm.families.Binomial()
+    rows = LPRows.build(x, y, family)
+    assert rows is not None
+    for first in (0, 2, 5):
+        lone = [j for j in range(max(first, 2), 6) if is_separated(x[:, [0, j]], y) and
+                len(set(y[x[:, j] != 0])) == 1]
+        found = a_column_separates(rows, first)
+        assert found == bool(lone)
+        if found:
+            assert is_separated(x, y)
+
+
+def test_rare_indicator_candidates_are_refused_as_before(main_algorithm):
+    # a bag of rare words: candidates that would separate the response alone are refused
+    rng = np.random.default_rng(3)
+    n, m = 150, 300
+    x = np.zeros((n, m))
+    for j in range(m):
+        x[rng.choice(n, int(rng.integers(1, 6)), replace=False), j] = 1.0
+    x[:, :3] = rng.standard_normal((n, 3))
+    y = (rng.random(n) < 1 / (1 + np.exp(-(2 * x[:, 0] - 2 * x[:, 1])))).astype(float)
+    rule = {"method": "alpha-investing", "w0": 0.5, "alpha_delta": 0.5}
+    new = sr.select(y, x, family="binomial", **rule)
+    assert new.history["status"].astype(str).str.startswith("refused: separation").sum() == 2
+    with main_algorithm():
+        old = sr.select(y, x, family="binomial", **rule)
+    _assert_same_decisions(new, old)
