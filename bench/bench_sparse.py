@@ -23,35 +23,18 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse
-import time
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from bench_glm_speed import (  # this folder is on the path when run
+    interleaved,
+    same_decisions,
+)
 
 import streamreg as sr
-
-
-def same_decisions(a: Any, b: Any) -> bool:
-    ha, hb = a.history, b.history
-    return (ha["term"].tolist() == hb["term"].tolist()
-            and ha["status"].astype(str).tolist() == hb["status"].astype(str).tolist()
-            and bool(np.allclose(ha["statistic"].to_numpy(float), hb["statistic"].to_numpy(float),
-                                 rtol=1e-8, atol=1e-12, equal_nan=True)))
-
-
-def interleaved(methods: dict[str, Callable[[], Any]], rounds: int) -> tuple[dict[str, list[float]], dict[str, Any]]:
-    names = list(methods)
-    times: dict[str, list[float]] = {k: [] for k in names}
-    last: dict[str, Any] = {}
-    for r in range(rounds):
-        for k in names[r % len(names):] + names[: r % len(names)]:
-            t = time.perf_counter()
-            last[k] = methods[k]()
-            times[k].append(time.perf_counter() - t)
-    return times, last
 
 
 def dexter_table(rounds: int) -> pd.DataFrame:
@@ -61,8 +44,8 @@ def dexter_table(rounds: int) -> pd.DataFrame:
     dense = x.toarray()
     rows = []
     for family in ("binomial", "gaussian"):
-        times, last = interleaved({"sparse": lambda: sr.select(y, x, family=family),
-                                   "dense": lambda: sr.select(y, dense, family=family)}, rounds)
+        times, last = interleaved({"sparse": lambda f=family: sr.select(y, x, family=f),
+                                   "dense": lambda f=family: sr.select(y, dense, family=f)}, rounds)
         rows.append({"family": family, "nnz": x.nnz, "terms": len(last["sparse"].selected_terms),
                      "sparse s (min)": min(times["sparse"]), "sparse s (med)": float(np.median(times["sparse"])),
                      "dense s (min)": min(times["dense"]),
@@ -74,6 +57,7 @@ def dexter_table(rounds: int) -> pd.DataFrame:
 
 def scaling_table(rounds: int, nnz: int = 200_000, n: int = 2_000) -> pd.DataFrame:
     rows = []
+    rule = {"w0": 0.05, "alpha_delta": 0.05, "passes": 1}
     for m in (10_000, 100_000, 1_000_000):
         rng = np.random.default_rng(m)
         signal = sp.random(n, 5, density=0.1, format="csc", random_state=1, data_rvs=rng.standard_normal)
@@ -82,12 +66,11 @@ def scaling_table(rounds: int, nnz: int = 200_000, n: int = 2_000) -> pd.DataFra
         x = sp.hstack([signal, rest], format="csc")
         y = np.asarray(signal.sum(axis=1)).ravel() + rng.normal(size=n)
         r = y - y.mean()
-        rule = {"w0": 0.05, "alpha_delta": 0.05, "passes": 1}
-        methods: dict[str, Callable[[], Any]] = {"sparse X'r": lambda: x.T @ r,
-                                                 "sparse": lambda: sr.select(y, x, **rule)}
+        methods: dict[str, Callable[[], Any]] = {"sparse X'r": lambda x=x, r=r: x.T @ r,
+                                                 "sparse": lambda x=x, y=y: sr.select(y, x, **rule)}
         dense = x.toarray() if n * m <= 2e8 else None
         if dense is not None:
-            methods["dense"] = lambda: sr.select(y, dense, **rule)
+            methods["dense"] = lambda d=dense, y=y: sr.select(y, d, **rule)
         times, last = interleaved(methods, rounds)
         row = {"m": m, "nnz": x.nnz, "sparse s (min)": min(times["sparse"]),
                "sparse s (med)": float(np.median(times["sparse"])),

@@ -62,13 +62,17 @@ class MatrixStream(Stream):
             idx = self.order[start:stop]
             names = [self.names[i] for i in idx]
             positions = np.asarray(idx, dtype=np.int64)
-        block = CandidateBlock(np.asarray(self.values[:, idx], dtype=float), norm2=self._block_norms(idx, stop))
+        block = self._block(idx, stop)
         # the norms the scoring needs anyway show NaN and inf, so checking costs no extra pass
         bad = block.nonfinite_columns()
         if bad.size:
             raise ValueError(f"stream {self.name!r}: candidate {names[int(bad[0])]!r} contains NaN or infinite "
                              "values; drop or impute them before selection")
         return TermBlock(self.name, names, block, positions=positions)
+
+    def _block(self, idx: slice | np.ndarray, stop: int) -> CandidateBlock:
+        """The block of columns ``idx`` (the block ending at stream position ``stop``)."""
+        return CandidateBlock(np.asarray(self.values[:, idx], dtype=float), norm2=self._block_norms(idx, stop))
 
     def reread(self, positions: np.ndarray) -> CandidateBlock:
         """Columns ``positions`` of the matrix, as a fresh block (the values are still here).

@@ -146,7 +146,7 @@ def _numeric_array(arr: np.ndarray, what: str) -> np.ndarray:
 
 def _claim_names(stream: Stream, book: CandidateNames) -> None:
     """Claim the names of an array or DataFrame stream's candidates (known in advance)."""
-    if not isinstance(stream, (MatrixStream, DaskArrayStream, SparseMatrixStream)):
+    if not isinstance(stream, (MatrixStream, DaskArrayStream)):
         return
     if isinstance(stream.names, NameRange):
         book.claim_range(stream.names, stream.name)

@@ -202,7 +202,7 @@ def apply_order(streams: list[Stream], order: Order, y: np.ndarray, seed: int | 
     ordered = []
     several = len(streams) > 1
     for j, s in enumerate(streams):
-        if not isinstance(s, (MatrixStream, SparseMatrixStream)):  # ValueError as always: a wrong option value
+        if not isinstance(s, MatrixStream):  # ValueError as always: a wrong option value, not a wrong type
             raise ValueError(  # noqa: TRY004
                 f"order= applies to array and DataFrame streams; stream {s.name!r} is a generator")
         values = s.values if isinstance(s, SparseMatrixStream) else np.asarray(s.values, dtype=float)

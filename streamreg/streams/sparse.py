@@ -16,14 +16,14 @@ in another summation order, so the same decisions (``tests/streams/test_sparse_s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
 from ..models.base import CandidateBlock, gain_from_products
-from .base import NameRange, Stream, TermBlock
+from .arrays import MatrixStream
 
 
 def is_sparse(x: object) -> bool:
@@ -147,66 +147,41 @@ class SparseBlock(CandidateBlock):
         return SparseBlock(self.matrix[:, start:], None if self.norm2 is None else self.norm2[start:])
 
 
-class SparseMatrixStream(Stream):
+class SparseMatrixStream(MatrixStream):
     """The columns of a ``scipy.sparse`` matrix (``n x m``) as single-column candidates.
 
-    The matrix is converted to CSC once (a copy only when it is in another format) and
-    its blocks are column slices.  ``order``: a permutation of the columns (``order=``).
+    A :class:`~.arrays.MatrixStream` whose matrix is held in CSC form (converted once: a copy
+    only when it comes in another format) and whose blocks are :class:`SparseBlock` column
+    slices.  ``order``: a permutation of the columns (``order=``).
 
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
+    >>> from streamreg.streams.base import NameRange
     >>> s = SparseMatrixStream("s", sp.random(5, 4, density=0.5, format="csr", random_state=0), NameRange("x", 0, 4))
     >>> block = s.take(3)
     >>> list(block.names), type(block.block).__name__
     (['x0', 'x1', 'x2'], 'SparseBlock')
     """
 
-    holds_candidates = True
-    n_candidates: int
-
     def __init__(self, name: str, matrix: Any, names: Sequence[str], order: np.ndarray | None = None):
-        super().__init__(name)
-        if matrix.shape[1] == 0:
-            raise ValueError(f"stream {name!r} is empty: it has no candidate columns")
         if matrix.dtype.kind not in "biuf":
             raise ValueError(f"stream {name!r}: the sparse matrix is not numeric (dtype {matrix.dtype})")
-        self.values = sp.csc_matrix(matrix)  # the attribute MatrixStream has: the candidates
-        self.names: Sequence[str] = names if isinstance(names, NameRange) else list(names)
-        if not isinstance(names, NameRange) and len(set(self.names)) != len(self.names):
-            dup = pd.Index(self.names)[pd.Index(self.names).duplicated()][0]
-            raise ValueError(f"stream {name!r}: duplicated candidate name {dup!r}; names must be unique")
-        self.order = None if order is None else np.asarray(order)
-        self.position = 0
-        self.n_candidates = int(matrix.shape[1])
+        # the CSC matrix stands in for the array: what the subclass keeps of MatrixStream
+        # (names, order, positions, the checks) reads its shape, never its values
+        super().__init__(name, cast(Any, sp.csc_matrix(matrix)), names, order)
 
-    def _next_block(self, k: int) -> TermBlock | None:
-        start, stop = self.position, min(self.position + k, self.n_candidates)
-        if start >= stop:
-            return None
-        self.position = stop
-        if self.order is None:
-            names: Sequence[str] = self.names[start:stop]
-            positions = np.arange(start, stop, dtype=np.int64)
-        else:
-            positions = np.asarray(self.order[start:stop], dtype=np.int64)
-            names = [self.names[int(i)] for i in positions]
-        block = self._block(positions)
-        bad = block.nonfinite_columns()
-        if bad.size:
-            raise ValueError(f"stream {self.name!r}: candidate {names[int(bad[0])]!r} contains NaN or infinite "
-                             "values; drop or impute them before selection")
-        return TermBlock(self.name, names, block, positions=positions)
-
-    def _block(self, positions: np.ndarray) -> SparseBlock:
-        """The columns at ``positions``: a slice when they are consecutive."""
-        if positions.size and positions[-1] - positions[0] == positions.size - 1 and (np.diff(positions) == 1).all():
-            return SparseBlock(self.values[:, int(positions[0]):int(positions[-1]) + 1])
-        return SparseBlock(self.values[:, positions])
+    def _block(self, idx: slice | np.ndarray, stop: int) -> SparseBlock:
+        """The columns ``idx``: a column slice when they are consecutive."""
+        if not isinstance(idx, slice):
+            pos = np.asarray(idx, dtype=np.int64)
+            if pos.size and pos[-1] - pos[0] == pos.size - 1 and (np.diff(pos) == 1).all():
+                idx = slice(int(pos[0]), int(pos[-1]) + 1)
+        return SparseBlock(self.values[:, idx])
 
     def reread(self, positions: np.ndarray) -> CandidateBlock:
         """The columns at ``positions``, as when first offered (the matrix is still here)."""
-        return self._block(np.asarray(positions, dtype=np.int64))
+        return self._block(np.asarray(positions, dtype=np.int64), 0)
 
 
 def sparse_variances(matrix: Any) -> np.ndarray:
