@@ -352,8 +352,10 @@ def select(
     y : array-like, shape (n,)
         Response (0/1 or boolean for ``family="binomial"``, or proportions with the numbers of
         trials as ``var_weights``: grouped data).
-    streams : array, DataFrame, iterable, or a dict ``{name: stream}`` / list of them
-        Each stream is a 2-D array (candidates are its columns), a DataFrame, or any
+    streams : array, DataFrame, sparse matrix, iterable, or a dict ``{name: stream}`` / list of them
+        Each stream is a 2-D array (candidates are its columns), a DataFrame, a
+        ``scipy.sparse`` matrix or array (kept sparse: scored in time proportional to its
+        non-zeros; so is a DataFrame of pandas sparse columns filled with 0), or any
         iterable yielding ``(name, column)`` pairs or bare columns -- possibly an
         infinite generator, read lazily ``block_size`` candidates at a time.  Candidate
         names must be unique and differ from the response's and the fixed columns'.

@@ -14,6 +14,8 @@ from typing import Protocol
 
 import numpy as np
 
+from .weighted import weighted_products
+
 #: a candidate whose residual (after projecting out the model) keeps less than this
 #: fraction of its squared norm is numerically collinear with the model and is skipped:
 #: R's ``lm``/``glm`` tolerance (1e-7 of the norm), so that a column with a large offset,
@@ -139,11 +141,13 @@ class CandidateBlock:
         This is the one pass over the candidates' values, so it runs where they live: here
         in memory; a block whose values sit on a cluster (``streamreg.dask``) runs it on the
         workers.  ``row_weights`` multiply the rows first (a GLM's square-root working
-        weights); the norms are then those of the weighted columns, so the cache is unused.
+        weights); the norms are then those of the weighted columns, so the cache is unused,
+        and the weights are folded into the small side (:mod:`.weighted`), not copied into the block.
         """
         if row_weights is None:
             return reduce_single_columns(q_and_target, self.values, self.sq_norms())
-        return reduce_single_columns(q_and_target, row_weights[:, None] * self.values)
+
+        return reduce_weighted_columns(q_and_target, self.values, row_weights)
 
     def constant_columns(self) -> np.ndarray:
         """Whether each column is constant."""
@@ -284,6 +288,30 @@ def gain_from_products(q_and_target: np.ndarray, g: np.ndarray, norm2: np.ndarra
     safe = np.where(collinear, 1.0, d2)
     gain = np.where(collinear, 0.0, u * u / safe)
     return gain, np.where(collinear, 0, 1)
+
+
+def reduce_weighted_columns(q_and_target: np.ndarray, values: np.ndarray,
+                            row_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gain and rank of each column of ``W^(1/2) B`` against ``[Q t]``, as
+    :func:`reduce_single_columns` of the weighted copy computes them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from streamreg.models.base import reduce_single_columns
+    >>> rng = np.random.default_rng(0)
+    >>> q, _ = np.linalg.qr(rng.standard_normal((20, 2)))
+    >>> t = rng.standard_normal(20)
+    >>> t -= q @ (q.T @ t)
+    >>> b, sw = rng.standard_normal((20, 4)), rng.random(20) + 0.5
+    >>> qt = np.column_stack([q, t])
+    >>> gain, rank = reduce_weighted_columns(qt, b, sw)
+    >>> bool(np.allclose(gain, reduce_single_columns(qt, sw[:, None] * b)[0], rtol=1e-12))
+    True
+    """
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        g, norm2 = weighted_products(q_and_target, values, row_weights)
+        return gain_from_products(q_and_target, g, norm2, lambda idx: row_weights[:, None] * values[:, idx])
 
 
 def _columns_as_scored(idx: np.ndarray, columns: Callable[[np.ndarray], np.ndarray],

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -56,38 +55,25 @@ from .base import (
 )
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN_GLM, family_name, spec_of
+from .glm_fit import (
+    _FIT_MAXITER,
+    _FIT_RTOL,
+    _FIT_TOL,
+    _RETRY_MAXITER,
+    GLMFit,
+    fast_fit,
+    glm_data,
+    near_boundary,
+)
 from .likelihood_ratio import lr_statistic
 from .protocol import ComparableState
 from .scale import too_large
 from .separation import mle_exists, one_outcome_indicators
 
 TESTS = GAUSSIAN_GLM.test_names  # the tests of every GLM family (``FamilySpec.tests``)
-_FIT_TOL = 1e-12
-#: relative change of the deviance that also counts as converged: at large n the deviance's
-#: own rounding (a few ulps of, e.g., 8317 = 2e-12) exceeds any absolute tolerance this tight,
-#: and IRLS would oscillate in the last bit until maxiter
-_FIT_RTOL = 1e-13
-_FIT_MAXITER = 200
-_RETRY_MAXITER = 2000
 _MU_EPS = 1e-12
-#: fitted means this close to the boundary (0 or 1 for binomial, 0 for Poisson) trigger the
-#: exact test of whether the MLE exists; a trigger, never a verdict (R only warns there)
-_SUSPECT = 1e-6
 #: fitted means this close to the boundary count towards :meth:`GLMState.boundary_share`
 _NEAR_BOUNDARY = 1e-4
-
-
-@dataclass
-class GLMFit:
-    """A GLM fit and what, if anything, is wrong with it.
-
-    ``problem`` is None, :data:`SEPARATION` (the linear programme shows that the MLE does
-    not exist) or :data:`NONCONVERGENCE` (IRLS did not converge although the MLE exists).
-    ``result`` is the last IRLS iterate (None if the iteration broke down).
-    """
-
-    result: Any  # statsmodels GLMResults, or None
-    problem: str | None = None
 
 
 def invalid_means(family: Any, mu: np.ndarray) -> int:
@@ -101,16 +87,6 @@ def invalid_means(family: Any, mu: np.ndarray) -> int:
     mu = np.asarray(mu, dtype=float)
     bad = ~np.isfinite(mu) | spec_of(family).mean_range.outside(mu)  # FamilySpec.mean_range
     return int(bad.sum())
-
-
-def near_boundary(family: Any, y: np.ndarray, mu: np.ndarray) -> bool:
-    """Whether fitted means come within ``_SUSPECT`` of where the MLE could fail to exist."""
-    separation = spec_of(family).separation
-    if separation == "binary":
-        return bool(np.minimum(mu, 1 - mu).min() < _SUSPECT)
-    if separation == "counts":
-        return bool((mu[y == 0] < _SUSPECT).any())
-    return False
 
 
 def glm_model(y: np.ndarray, x: np.ndarray, family: Any, **options: Any) -> Any:
@@ -145,13 +121,17 @@ def _irls(model: Any, start: np.ndarray | None, maxiter: int) -> tuple[Any, bool
 
 def fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None = None,
             offset: np.ndarray | None = None,
-            weights: ObservationWeights | None = None) -> GLMFit:
+            weights: ObservationWeights | None = None, *, verdict_only: bool = False,
+            new_columns: int | None = None) -> GLMFit:
     """statsmodels GLM fit, tightly converged, with an exact verdict on trouble.
 
     See :func:`_fit_glm`; a converged fit whose means leave the family's range
-    (:func:`invalid_means`) has the problem :data:`INVALID_MEANS`.
+    (:func:`invalid_means`) has the problem :data:`INVALID_MEANS`.  ``verdict_only``: the
+    caller reads the result only when there is no problem (an acceptance), so a fit that
+    drifts towards separation may stop as soon as the separation is shown.  ``new_columns``:
+    the last columns of ``x`` are a candidate's, added to a model whose MLE exists.
     """
-    fit = _fit_glm(y, x, family, start, offset, weights)
+    fit = _fit_glm(y, x, family, start, offset, weights, verdict_only, new_columns)
     if fit.problem is None and fit.result is not None:
         with np.errstate(over="ignore", invalid="ignore"):
             if invalid_means(family, np.asarray(fit.result.fittedvalues, dtype=float)):
@@ -160,7 +140,18 @@ def fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None 
 
 
 def _fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None,
-             offset: np.ndarray | None, weights: ObservationWeights | None) -> GLMFit:
+             offset: np.ndarray | None, weights: ObservationWeights | None, verdict_only: bool = False,
+             new_columns: int | None = None) -> GLMFit:
+    """The fit by the lean IRLS (:func:`~.glm_fit.fast_fit`, statsmodels' path with its
+    iterates), else by statsmodels itself (:func:`_statsmodels_fit`)."""
+    y = np.asarray(y, dtype=float)
+    rows = None if weights is None else weights.positive_rows()
+    fast = fast_fit(glm_data(y, x, family, offset, weights), start, rows, verdict_only, new_columns)
+    return fast if fast is not None else _statsmodels_fit(y, x, family, start, offset, weights)
+
+
+def _statsmodels_fit(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None,
+                     offset: np.ndarray | None, weights: ObservationWeights | None) -> GLMFit:
     """statsmodels GLM fit, tightly converged, with an exact verdict on trouble.
 
     Warnings are symptoms, not verdicts: whenever IRLS complains, fails to converge or
@@ -360,18 +351,23 @@ class GLMState:
             stat[j] = self._lr_gain(fit.result)
         return stat
 
-    def fit_with(self, values: np.ndarray) -> GLMFit:
-        """The fit of the current model plus ``values`` (warm start); the state is unchanged."""
+    def fit_with(self, values: np.ndarray, *, verdict_only: bool = False) -> GLMFit:
+        """The fit of the current model plus ``values`` (warm start); the state is unchanged.
+
+        ``verdict_only``: the result is read only if the fit has no problem (see :func:`fit_glm`).
+        """
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
-        return fit_glm(self.y, np.column_stack([self.x, c]), self.family, start=start, weights=self._fit_weights)
+        return fit_glm(self.y, np.column_stack([self.x, c]), self.family, start=start, weights=self._fit_weights,
+                       verdict_only=verdict_only, new_columns=c.shape[1])
 
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term and refit; returns a refusal reason (see ``REFUSAL_REASONS``) or None."""
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
         x_new = np.column_stack([self.x, c])
-        fit = fit_glm(self.y, x_new, self.family, start=start, weights=self._fit_weights)
+        fit = fit_glm(self.y, x_new, self.family, start=start, weights=self._fit_weights, verdict_only=True,
+                      new_columns=c.shape[1])
         if fit.problem is not None:
             return fit.problem
         self.x, self.result = x_new, fit.result
@@ -413,7 +409,7 @@ class GLMState:
         (:mod:`.likelihood_ratio`).  Returns ``(nan, reason)`` when the term cannot enter (see
         ``REFUSAL_REASONS``).
         """
-        fit = self.fit_with(values)
+        fit = self.fit_with(values, verdict_only=True)
         if fit.problem is not None:
             return float("nan"), fit.problem
         return self._lr_gain(fit.result), None

@@ -3,6 +3,8 @@
 The plots share one colour per stream and one convention for the curves (each stream's
 from test 0); a plot with nothing to show says so on its Axes and warns
 (:class:`~streamreg.results.plots.EmptyPlotWarning`).  See :mod:`streamreg.results.plots`.
+Each method imports :mod:`.plots` when called, so that matplotlib is imported only by a user
+who draws (not by ``import streamreg``); no cycle is involved.
 """
 from __future__ import annotations
 

@@ -44,10 +44,10 @@ from statsmodels.regression.linear_model import (
 
 from ..models import spec_of
 from ..models.base import ObservationWeights, column_scales
+from ..models.boundary import separated_at
 from ..models.glm import invalid_means, near_boundary
 from ..models.negbin import estimated_family
 from ..models.robust import NONROBUST, RobustCov
-from ..models.separation import mle_exists
 
 #: rescale when column scales differ by more than this factor (below it the pseudo-inverse
 #: loses no digits that matter, and statsmodels' own results object is returned unchanged)
@@ -109,19 +109,16 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
             if least_squares:
                 fit = _ols(y, x, scales, None if weights is None else weights.var_weights, cov, use_t)
             else:
-                # least squares as a GLM reports t tests as WLS does, unless the covariance is robust
                 # least squares as a GLM, and the quasi families (R's summary.glm), report t tests
                 if use_t is None:
                     use_t = (ols or spec_of(family).refit_scale is not None) and not cov.robust
                 fit = _glm(y, x, family, scales, weights, use_t=use_t, cov=cov, start=start)
             fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
     suspect = not ols and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
-    rows = None if weights is None else weights.positive_rows()
-    xv, yv = x.to_numpy(float), y.to_numpy(float)
-    if rows is not None:  # rows of frequency weight zero are not observations
-        xv, yv = xv[rows], yv[rows]
-    problems = theta_problems + refit_problems(caught, x.shape, suspect=suspect,
-                                               separated=lambda: not mle_exists(xv, yv, family))
+    rows = None if weights is None else weights.positive_rows()  # a zero frequency weight: no observation
+    prior = 1.0 if weights is None or weights.prior is None else weights.prior
+    problems = theta_problems + refit_problems(caught, x.shape, suspect=suspect, separated=lambda: separated_at(
+        x.to_numpy(float), y.to_numpy(float), family, np.asarray(fit.fittedvalues, dtype=float), prior, rows))
     if scales is not None:
         problems += _out_of_range(fit, list(x.columns))
     with np.errstate(invalid="ignore"):

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import tuples as tl
-from ._inputs import Matrix, as_matrix, check_bins
+from ._inputs import Matrix, as_matrix, as_response, check_bins, encode_labels
 
 __all__ = ["bin_counts", "bin_codes", "exact_tuples"]
 
@@ -66,8 +66,6 @@ def bin_counts(X: Any, y: Any, bins: int = 5) -> np.ndarray:
     array([[5., 0.],
            [0., 5.]])
     """
-    from ._inputs import as_response, encode_labels
-
     K = check_bins(bins)
     M, _ = as_matrix(X)
     codes, classes = encode_labels(as_response(y, M.shape[0]), min_classes=1)

@@ -62,7 +62,7 @@ class MatrixStream(Stream):
             idx = self.order[start:stop]
             names = [self.names[i] for i in idx]
             positions = np.asarray(idx, dtype=np.int64)
-        block = CandidateBlock(np.asarray(self.values[:, idx], dtype=float), norm2=self._block_norms(idx, stop))
+        block = self._block(idx, stop)
         # the norms the scoring needs anyway show NaN and inf, so checking costs no extra pass
         bad = block.nonfinite_columns()
         if bad.size:
@@ -70,11 +70,23 @@ class MatrixStream(Stream):
                              "values; drop or impute them before selection")
         return TermBlock(self.name, names, block, positions=positions)
 
+    def _block(self, idx: slice | np.ndarray, stop: int) -> CandidateBlock:
+        """The block of columns ``idx`` (the block ending at stream position ``stop``)."""
+        return CandidateBlock(np.asarray(self.values[:, idx], dtype=float), norm2=self._block_norms(idx, stop))
+
     def reread(self, positions: np.ndarray) -> CandidateBlock:
         """Columns ``positions`` of the matrix, as a fresh block (the values are still here).
 
         The same fancy index as a copy from an offered block, so the same values and the same
-        (Fortran) layout; the norms are left to the block, as a copy's would be."""
+        (Fortran) layout; the norms are left to the block, as a copy's would be.  A run of
+        consecutive positions (the rejections between two acceptances) of a column-ordered
+        float matrix is a view, as the first pass's blocks are: the same layout as the copy,
+        without a copy of a tall matrix's columns."""
+        pos = np.asarray(positions)
+        if pos.size and pos[-1] - pos[0] == pos.size - 1 and (np.diff(pos) == 1).all():
+            view = self.values[:, int(pos[0]):int(pos[-1]) + 1]
+            if view.dtype == np.float64 and view.flags.f_contiguous:
+                return CandidateBlock(view)
         return CandidateBlock(np.asarray(self.values[:, positions], dtype=float))
 
     def _block_norms(self, idx: slice | np.ndarray, stop: int) -> np.ndarray | None:

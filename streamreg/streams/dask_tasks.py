@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..models.base import reduce_single_columns
+from ..models.base import reduce_single_columns, reduce_weighted_columns
 
 
 def chunk_scores(chunk: np.ndarray, q_and_target: np.ndarray, row_weights: np.ndarray | None) -> np.ndarray:
@@ -25,8 +25,10 @@ def chunk_scores(chunk: np.ndarray, q_and_target: np.ndarray, row_weights: np.nd
     second pass over the chunk.
     """
     values = np.asarray(chunk, dtype=float)
-    weighted = values if row_weights is None else row_weights[:, None] * values
-    gain, rank = reduce_single_columns(q_and_target, weighted)
+    if row_weights is None:
+        gain, rank = reduce_single_columns(q_and_target, values)
+    else:  # as in memory: the weights folded into the small side, no weighted copy
+        gain, rank = reduce_weighted_columns(q_and_target, values, row_weights)
     constant = np.zeros(values.shape[1], dtype=bool)
     collinear = np.flatnonzero(rank == 0)
     if collinear.size:

@@ -16,6 +16,7 @@ from ..validators import stray_text
 from .arrays import CandidateNames, IterableStream, MatrixStream
 from .base import NameRange, Stream
 from .dask_array import DaskArrayStream, is_dask_array
+from .sparse import SparseMatrixStream, is_sparse, is_sparse_frame, sparse_frame_matrix
 
 
 def as_streams(streams: Any, n: int, reserved: Mapping[str, str] | None = None, *,
@@ -30,7 +31,7 @@ def as_streams(streams: Any, n: int, reserved: Mapping[str, str] | None = None, 
     if streams is None:
         raise TypeError("streams must be an array, a DataFrame, an iterable of (name, column) pairs, "
                         "or a dict / list of them; got None")
-    if isinstance(streams, Mapping):
+    if isinstance(streams, Mapping) and not is_sparse(streams):  # a DOK sparse matrix is a dict
         items = [(str(k), v) for k, v in streams.items()]
     elif isinstance(streams, list) and streams and not any(isinstance(s, tuple) for s in streams):
         items = [(f"stream{j + 1}", s) for j, s in enumerate(streams)]
@@ -54,11 +55,21 @@ def _one_stream(name: str, s: Any, n: int, several: bool, book: CandidateNames) 
     if isinstance(s, pd.DataFrame):
         if len(s) != n:
             raise ValueError(f"stream {name!r} has {len(s)} rows, y has {n}")
+        matrix = sparse_frame_matrix(s) if is_sparse_frame(s) else None
+        if matrix is not None:  # sparse columns filled with 0: scored at sparse cost
+            return SparseMatrixStream(name, matrix, [str(c) for c in s.columns])
         for j, c in enumerate(s.columns):  # by position: duplicated names are reported by MatrixStream
             _check_numeric_column(s.iloc[:, j], f"stream {name!r}: column {str(c)!r}")
         return MatrixStream(name, s.to_numpy(dtype=float), [str(c) for c in s.columns])
     if is_dask_array(s) or _is_dask_frame(s):
         return _dask_stream(name, s, n, several)
+    if is_sparse(s):
+        if len(s.shape) != 2:
+            raise ValueError(f"stream {name!r}: expected a 2-D sparse matrix (one column per candidate), "
+                             f"got shape {s.shape}")
+        if s.shape[0] != n:
+            raise ValueError(f"stream {name!r} has {s.shape[0]} rows, y has {n}")
+        return SparseMatrixStream(name, s, NameRange(f"{name}_" if several else "x", 0, s.shape[1]))
     if isinstance(s, np.ndarray):
         if s.ndim not in (1, 2):
             raise ValueError(f"stream {name!r}: expected a 2-D array (one column per candidate), got shape {s.shape}")

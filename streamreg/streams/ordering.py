@@ -19,6 +19,7 @@ import numpy as np
 from ..lexer import FormulaError
 from .arrays import MatrixStream
 from .base import Stream
+from .sparse import SparseMatrixStream, is_sparse, sparse_variances
 
 Order = str | Callable[..., Any] | None
 
@@ -102,15 +103,16 @@ def resolve_order(option: Any, functions: Mapping[str, Callable], what: str) -> 
     return option
 
 
-def candidate_order(values: np.ndarray | None, order: Order, *, y: np.ndarray | None = None,
+def candidate_order(values: np.ndarray | Any | None, order: Order, *, y: np.ndarray | None = None,
                     seed: int | None = None, n: int | None = None, what: str = "stream") -> np.ndarray | None:
     """Permutation in which the candidates (columns of ``values``) are offered.
 
     Parameters
     ----------
-    values : ndarray, shape (n_obs, p), or None
+    values : ndarray or scipy.sparse matrix, shape (n_obs, p), or None
         One column per candidate.  Only needed by orders that score columns; "given"
-        and "random" work from the count ``n`` alone.
+        and "random" work from the count ``n`` alone.  A sparse matrix goes to screening
+        orders and callables as it is.
     order : str, callable or None
         See the module docstring.  Callables get ``values`` (and ``y`` if they take it)
         and return ``p`` scores.
@@ -154,7 +156,7 @@ def candidate_order(values: np.ndarray | None, order: Order, *, y: np.ndarray | 
 
         return np.argsort(-order_scores(order, values, y, int(values.shape[1]), what), kind="stable")
     if order.lower() == "variance":
-        return np.argsort(-np.var(values, axis=0), kind="stable")
+        return np.argsort(-(sparse_variances(values) if is_sparse(values) else np.var(values, axis=0)), kind="stable")
     if not order_uses_y(order):  # pragma: no cover - every y-free name is handled above
         raise ValueError(f"{what}: unknown order {order!r}")
     if y is None:
@@ -203,7 +205,8 @@ def apply_order(streams: list[Stream], order: Order, y: np.ndarray, seed: int | 
         if not isinstance(s, MatrixStream):  # ValueError as always: a wrong option value, not a wrong type
             raise ValueError(  # noqa: TRY004
                 f"order= applies to array and DataFrame streams; stream {s.name!r} is a generator")
-        s.order = candidate_order(np.asarray(s.values, dtype=float), order, y=y if uses_y else None,
+        values = s.values if isinstance(s, SparseMatrixStream) else np.asarray(s.values, dtype=float)
+        s.order = candidate_order(values, order, y=y if uses_y else None,
                                   seed=item_seed(seed, j) if several else seed, what=f"stream {s.name!r}")
         if uses_y:
             ordered.append(s.name)
