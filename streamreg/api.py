@@ -388,17 +388,9 @@ def select(
         statsmodels' covariance type, for the refit and the candidate tests of a streamwise
         search (see :func:`streamreg`).
     decoys : {"permuted", "knockoff"} or array, optional
-        Shadow every candidate with a decoy tested against the same model at the same level
-        (``res.decoys``; the summary prints the estimate): ``"permuted"`` (rows of each
-        candidate in one random order), ``"knockoff"`` (Gaussian model-X knockoff copies of a
-        stream of numeric columns held in memory, up to 5000 of them) or an ``n x m`` matrix
-        of your own decoys for a single stream (e.g. knockoffs from knockpy).  Alone, decoys
-        change no decision: the hits estimate the false selections (in one pass, E[false] <=
-        E[hits] for exchangeable pairs).  ``seed=`` draws them (drawn and printed if None).
+        Decoys shadowing the candidates, as in :func:`streamreg`.
     decoy_fdr : float in (0, 1), optional
-        Select with the decoys: each pair is tested as one, the winner enters the model, and
-        the candidates past the knockoff+ threshold at this level are selected (FDR <= q for
-        exact knockoffs, Candès et al. 2018); see :mod:`streamreg.search.decoys`.
+        Select with the decoys at this FDR level, as in :func:`streamreg`.
     cov_kwds : dict, optional
         ``{"groups": array}`` (one cluster label per observation) for ``cov_type="cluster"``.
     use_t : bool, optional
