@@ -35,7 +35,7 @@ the pair keeps the folds it finished (reported).
 
 Data (``streamreg.datasets.load``; the fetched NIPS 2003 sets are read from the project's
 shared data folder via ``STREAMREG_DATA_URL`` unless set, cached in ``$STREAMREG_DATA`` or
-/tmp/streamreg_bench_data): y = the class label coded 0/1 as ``Dataset.y`` codes it.
+``streamreg_bench_data`` in the system's temporary folder): y = the class label coded 0/1 as ``Dataset.y`` codes it.
 wdbc 569 x 30 (y=1 malignant), ionosphere 351 x 34 (y=1 bad; column 1 constant), spect
 267 x 22 (train 80 + test 187 pooled; y=1 abnormal), and the NIPS 2003 *training* splits:
 madelon 2000 x 500, arcene 100 x 10000, dexter 300 x 20000 (sparse, densified).  gisette: the
