@@ -147,7 +147,7 @@ def build_design(
     the same shape out) and as ``order=name`` (the candidate matrix in, one score per
     column out, largest first).  With ``family`` (a statsmodels family) the response is
     checked against it on the rows used (constant, one class, negative counts; see
-    :func:`streamreg.options.check_response`); ``grouped`` (``var_weights`` given) lets a binomial
+    :func:`streamreg.config.check_response`); ``grouped`` (``var_weights`` given) lets a binomial
     response hold proportions (see :func:`binomial_response`).  ``roles`` names data columns with a role in
     the model other than a term (an offset, exposure or weights column): no stream offers
     them, and rows with a missing value in them are dropped like the others.  ``parsed``:

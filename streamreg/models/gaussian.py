@@ -59,7 +59,7 @@ class GaussianState:
         then the robust Wald chi-square of its coefficient(s) in
         ``OLS(y, [X, b]).fit(cov_type=..., cov_kwds=...)`` (``WLS`` with ``var_weights``),
         with chi-square p-values as statsmodels computes them.  Not with ``test="paper"``
-        nor with ``freq_weights`` (checked by :mod:`streamreg.options`).
+        nor with ``freq_weights`` (checked by :mod:`streamreg.config.weights`).
     """
 
     family_name = GAUSSIAN.name

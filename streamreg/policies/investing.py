@@ -82,7 +82,7 @@ class _Investing(Policy):
         return True
 
     #: ``"decaying"`` (bids ``w / (2 i)``), ``"uniform"`` (the wealth spread over the horizon) or
-    #: ``"hedged"`` (the mean of the two)
+    #: ``"hedged"`` (a tenth of each bid front-loaded as ``w / (2 i)``, the rest uniform)
     spending: str = "decaying"
 
     def _reset(self) -> None:
@@ -160,7 +160,7 @@ class AlphaInvesting(_Investing):
         those right after an acceptance.  ``"uniform"`` bids ``w_i / (H - i + 2)`` on a
         stream of known horizon ``H`` (candidates times ``passes``, at most ``max_tests``):
         the wealth spread evenly over the tests left, ``w0 / (H + 1)`` each until an
-        acceptance.  ``"hedged"`` bids the mean of the two fractions.  A stream of unknown
+        acceptance.  ``"hedged"`` bids ``w (0.1 / (2 i) + 0.9 / (H - i + 2))``.  A stream of unknown
         length keeps the decaying bids.
 
     Examples

@@ -33,7 +33,7 @@ from .fitstats import (
     prior_weights,
     r_squared,
 )
-from .inference import resolved_use_t, with_use_t
+from .inference import reported_fit
 from .prediction import design_rows, linear_offset, model_frame
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def tidy_frame(res: FittedSelection, *, conf_int: bool = True, conf_level: float
         "std.error": np.asarray(fit.bse, dtype=float),
         "statistic": np.asarray(fit.tvalues, dtype=float),
         # t or normal as the results' pvalues (use_t=, else R's convention for the family)
-        "p.value": np.asarray(with_use_t(fit, resolved_use_t(res.selected_model, fit)).pvalues, dtype=float),
+        "p.value": np.asarray(reported_fit(res).pvalues, dtype=float),
     })
     if conf_int:
         ci = np.asarray(fit.conf_int(alpha=1.0 - level), dtype=float)

@@ -100,6 +100,11 @@ def with_use_t(fit: Any, use_t: bool) -> Any:
     return type(fit)(inner)
 
 
+def reported_fit(res: FittedSelection) -> Any:
+    """The refit as the results report it: ``.fit`` with the p-values of :func:`resolved_use_t`."""
+    return with_use_t(res.fit, resolved_use_t(res.selected_model, res.fit))
+
+
 def inference_note(res: FittedSelection) -> str | None:
     """The summary's sentence on the p-values' distribution, when it is not obvious.
 
@@ -125,4 +130,4 @@ def inference_note(res: FittedSelection) -> str | None:
     return None
 
 
-__all__ = ["check_use_t", "default_use_t", "inference_note", "resolved_use_t", "with_use_t"]
+__all__ = ["check_use_t", "default_use_t", "inference_note", "reported_fit", "resolved_use_t", "with_use_t"]

@@ -3,12 +3,12 @@
 The plots share one colour per stream and one convention for the curves (each stream's
 from test 0); a plot with nothing to show says so on its Axes and warns
 (:class:`~streamreg.results.plots.EmptyPlotWarning`).  See :mod:`streamreg.results.plots`.
-Each method imports :mod:`.plots` when called, so that matplotlib is imported only by a user
-who draws (not by ``import streamreg``); no cycle is involved.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from .plots import coefficient_plot, pvalue_plot, selection_path_plot, wealth_plot
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -45,8 +45,6 @@ class ResultPlots:
         >>> ax.get_xlabel(), ax.get_ylabel()
         ('test', 'wealth')
         """
-        from .plots import wealth_plot
-
         return wealth_plot(self, ax=ax)
 
     def plot_pvalues(self, ax: Axes | None = None) -> Axes:
@@ -80,8 +78,6 @@ class ResultPlots:
             raise ValueError("plot_pvalues needs the p-value of every test, but the history was not kept "
                              f"(history='none'; only the {len(res.history)} selected and refused terms are "
                              "recorded): rerun with history='full' to plot it")
-        from .plots import pvalue_plot
-
         return pvalue_plot(self, ax=ax)
 
     def plot_selection_path(self, ax: Axes | None = None) -> Axes:
@@ -108,8 +104,6 @@ class ResultPlots:
         >>> fit.plot_selection_path(ax=Figure().subplots()).get_yscale()
         'log'
         """
-        from .plots import selection_path_plot
-
         return selection_path_plot(self, ax=ax)
 
     def plot_coefficients(self, ax: Axes | None = None, *, alpha: float = 0.05, intercept: bool = False) -> Axes:
@@ -140,6 +134,4 @@ class ResultPlots:
         >>> [t.get_text() for t in fit.plot_coefficients(ax=Figure().subplots()).get_yticklabels()]
         ['x2']
         """
-        from .plots import coefficient_plot
-
         return coefficient_plot(self, ax=ax, alpha=alpha, intercept=intercept)

@@ -20,7 +20,7 @@ from statsmodels.iolib.summary2 import Summary, _simple_tables
 
 from .fitstats import estimates_dispersion
 from .html_safe import SafeSummary2
-from .inference import resolved_use_t, with_use_t
+from .inference import reported_fit
 from .latex import check_label, latex_float, latex_notes, latex_tabular, note_paragraphs
 from .summary import criteria, notes, selection_facts, states_r_aic, stream_rows
 
@@ -50,7 +50,7 @@ def selection_summary2(res: FittedSelection, *, alpha: float = 0.05, float_forma
     """
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number between 0 and 1 (e.g. 0.05), got {alpha!r}")
-    smry = with_use_t(res.fit, resolved_use_t(res.selected_model, res.fit)).summary2(alpha=alpha, float_format=float_format)
+    smry = reported_fit(res).summary2(alpha=alpha, float_format=float_format)
     smry.__class__ = StreamRegSummary2  # as_html and as_latex escape every cell and note
     facts = pd.DataFrame(selection_facts(res))
     streams = pd.DataFrame(stream_rows(res), columns=["stream", "tested", "selected", "final wealth"])

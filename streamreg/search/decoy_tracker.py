@@ -15,7 +15,7 @@ import pandas as pd
 from ..models.base import TESTED, CandidateBlock
 from ..models.protocol import ModelState
 from ..outcomes import TestOutcomes
-from ..streams.base import AcceptedTerm, Stream, TermBlock
+from ..streams.base import AcceptedTerm, Stream, TermBlock, term_columns
 from ..streams.decoys import DecoyOptions, decoy_sources
 from .decoys import DecoyReport, knockoff_plus_threshold, pair_outcomes
 
@@ -90,12 +90,11 @@ class DecoyTracker:
         if entered:
             entered_as[-1] = "decoy" if decoy_won else "candidate"
             self._entered_terms[(lane, int(buf.positions[at[-1]]))] = -1 if decoy_won else accepted_index
-        positive = np.flatnonzero(w > 0)  # only these can be selected: keep what rebuilds them
         self._chunks.append({
             "lane": np.full(n_used, lane), "position": buf.positions[at], "W": w, "test": first_test + np.arange(n_used),
             "log_p": own, "decoy_log_p": log_p, "level": level, "entered": entered_as,
-            "names": buf.names, "at": at,
-            "rebuild": {int(i): (buf.column_names(int(at[i])), buf.spec(int(at[i]))) for i in positive},
+            # references to the stream's sequences (no copies): the selected few are rebuilt at the end
+            "meta": (buf.names, buf.columns, buf.specs), "at": at,
         })
 
     def trim(self, lane: int, end: int) -> None:
@@ -124,11 +123,14 @@ class DecoyTracker:
                 term, row = accepted[index], dict(selected_rows[index])
             else:
                 name = str(r.term)
-                columns, spec = self._chunks[int(r.row[0])]["rebuild"][int(r.row[1])]
+                chunk = self._chunks[int(r.chunk)]
+                names, columns, specs = chunk["meta"]
+                j = int(chunk["at"][int(r.index)])
+                spec = None if specs is None else specs[j]
                 block = streams[int(r.lane)].reread(np.array([r.position], dtype=np.int64))
                 assert block is not None  # streams with positions re-read them
                 term = AcceptedTerm(name=name, stream=streams[int(r.lane)].name, values=block.term(0).copy(),
-                                    columns=columns, spec=spec)
+                                    columns=term_columns(names, columns, j), spec=spec)
                 row = {"term": name, "stream": term.stream, "test": int(r.test), "stream_test": np.nan,
                        "statistic": np.nan, "df": int(block.widths[0]), "pvalue": float(np.exp(r.log_p)),
                        "level": float(r.level), "wealth": np.nan}
@@ -141,14 +143,18 @@ class DecoyTracker:
         """One row per pair (lane, position): its last test, with the chunk and row it came from."""
         if not self._chunks:
             return pd.DataFrame(columns=["term", "stream", "test", "W", "log_p", "decoy_log_p", "level", "entered",
-                                         "lane", "position", "row"])
+                                         "lane", "position", "chunk", "index"])
         parts = []
-        for c, chunk in enumerate(self._chunks):
-            part = pd.DataFrame({k: v for k, v in chunk.items() if k not in ("names", "at", "rebuild")})
-            part["row"] = list(zip([c] * len(part), range(len(part))))
+        for c, chunk in enumerate(self._chunks):  # one frame per run, not per candidate
+            part = pd.DataFrame({k: v for k, v in chunk.items() if k not in ("meta", "at")})
+            part["chunk"], part["index"] = c, np.arange(len(part))
             parts.append(part)
         every = pd.concat(parts, ignore_index=True)
         last = every.drop_duplicates(["lane", "position"], keep="last").sort_values("test").reset_index(drop=True)
-        last.insert(0, "stream", [self._stream_names[int(i)] for i in last["lane"]])
-        last.insert(0, "term", [self._chunks[c]["names"][int(self._chunks[c]["at"][i])] for c, i in last["row"]])
+        last.insert(0, "stream", np.asarray(self._stream_names, dtype=object)[last["lane"].to_numpy()])
+        terms = np.empty(len(last), dtype=object)
+        for c, rows in last.groupby("chunk").indices.items():  # names are read run by run
+            names, at = self._chunks[int(c)]["meta"][0], self._chunks[int(c)]["at"]
+            terms[rows] = [names[int(j)] for j in at[last["index"].to_numpy()[rows]]]
+        last.insert(0, "term", terms)
         return last

@@ -229,7 +229,9 @@ class StreamwiseRun:
             if run_levels is None:
                 run_levels = run.plan.head(n_used)
             pol.record(run.outcomes, n_used, last_accepted=False)
-            level = run.plan.head(n_used)[0] if self.decoys is not None else np.zeros(0)
+            level = np.zeros(0)  # the decoys compare their p-values with the run's levels
+            if self.decoys is not None:
+                level = run_levels[0] if isinstance(run_levels, tuple) else run.plan.head(n_used)[0]
         else:
             level, wealth = run.plan.head(n_used)
             run_levels = (level, wealth)

@@ -78,6 +78,12 @@ class NameRange(LazyRange[str]):
         return list(self) == list(other)
 
 
+def term_columns(names: Sequence[str], columns: Sequence[list[str] | None] | None, j: int) -> list[str]:
+    """The design columns of term ``j`` (its name when the stream gives none)."""
+    cols = None if columns is None else columns[j]
+    return [names[j]] if cols is None else list(cols)
+
+
 @dataclass
 class TermBlock:
     """Consecutive candidates of one stream.
@@ -102,10 +108,7 @@ class TermBlock:
         return len(self.names)
 
     def column_names(self, j: int) -> list[str]:
-        cols = None if self.columns is None else self.columns[j]
-        if cols is None:
-            return [self.names[j]]
-        return list(cols)
+        return term_columns(self.names, self.columns, j)
 
     def spec(self, j: int) -> Any:
         return None if self.specs is None else self.specs[j]

@@ -16,6 +16,7 @@ in another summation order, so the same decisions (``tests/streams/test_sparse_s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Any, cast
 
 import numpy as np
@@ -78,8 +79,9 @@ class SparseBlock(CandidateBlock):
     def _columns(self, idx: np.ndarray) -> np.ndarray:
         return np.asarray(self.matrix[:, idx].toarray(), dtype=float)
 
-    def _column_of_values(self) -> np.ndarray:
-        """The column of every stored value."""
+    @cached_property
+    def _value_columns(self) -> np.ndarray:
+        """The column of every stored value (the block is immutable: computed once, kept across rescores)."""
         return np.repeat(np.arange(len(self)), np.diff(self.matrix.indptr))
 
     def _weighted_norms(self, w: np.ndarray | None) -> np.ndarray:
@@ -87,7 +89,7 @@ class SparseBlock(CandidateBlock):
         data = self.matrix.data
         with np.errstate(over="ignore", invalid="ignore"):
             sq = data * data if w is None else w[self.matrix.indices] * (data * data)
-        return np.bincount(self._column_of_values(), weights=sq, minlength=len(self))
+        return np.bincount(self._value_columns, weights=sq, minlength=len(self))
 
     def sq_norms(self) -> np.ndarray:
         if self.norm2 is None:
@@ -113,7 +115,7 @@ class SparseBlock(CandidateBlock):
                 norm2 = self._weighted_norms(row_weights * row_weights)
             # columns without a stored non-zero score as the dense path scores zero columns
             # (gain 0, rank 0: collinear, then skipped as constant) without being fetched
-            full = np.flatnonzero(self._nonzero())
+            full = np.flatnonzero(self._nonzero)
             gain, rank = np.zeros(len(self)), np.zeros(len(self), dtype=int)
             if full.size:
                 part = full if full.size < len(self) else slice(None)
@@ -122,16 +124,17 @@ class SparseBlock(CandidateBlock):
                     q_and_target, g[:, part], norm2[part], lambda idx: weights * self._columns(full[idx]))
             return gain, rank
 
+    @cached_property
     def _nonzero(self) -> np.ndarray:
-        """Whether each column stores a non-zero value."""
-        return np.bincount(self._column_of_values(), weights=(self.matrix.data != 0), minlength=len(self)) > 0
+        """Whether each column stores a non-zero value (computed once, as :attr:`_value_columns`)."""
+        return np.bincount(self._value_columns, weights=(self.matrix.data != 0), minlength=len(self)) > 0
 
     def constant_columns(self) -> np.ndarray:
         nnz = np.diff(self.matrix.indptr)
         n = self.matrix.shape[0]
-        col = self._column_of_values()
+        col = self._value_columns
         data = self.matrix.data
-        zero_stored = ~self._nonzero()
+        zero_stored = ~self._nonzero
         low = np.full(len(self), np.inf)
         high = np.full(len(self), -np.inf)
         np.minimum.at(low, col, data)
