@@ -48,6 +48,9 @@ SETTINGS: dict[str, dict] = {
     "default": {},
     "default, test=score": {"test": "score"},
     "alpha-investing 0.5/0.5 (papers)": {"method": "alpha-investing", "w0": 0.5, "alpha_delta": 0.5},
+    "one phase 0.05/0.05 uniform, 3 passes": {"method": "alpha-investing", "w0": 0.05, "alpha_delta": 0.05,
+                                              "spending": "uniform", "passes": 3},
+    "screen-confirm (screen_w0 0.5, 2 passes)": {"method": "screen-confirm", "screen_w0": 0.5, "passes": 2},
 }
 
 
@@ -74,6 +77,8 @@ def run_row(family: str, omitted: bool, setting: dict, args: argparse.Namespace,
         fit = sr.select(y, x, family=family, **setting)
         h = fit.history
         tested = h[h["status"].isin(["accepted", "rejected"])]
+        if fit.policy.name == "screen-confirm":  # the levels the selection was decided at: the confirmation's
+            tested = tested[tested["pass"] == tested["pass"].max()]
         v.append(len(fit.selected_terms))
         spent.append(float(tested["level"].sum()))
         if r == 0:
@@ -88,7 +93,8 @@ def run_row(family: str, omitted: bool, setting: dict, args: argparse.Namespace,
         "EV": v_arr.mean(), "EV_se": v_arr.std(ddof=1) / np.sqrt(n), "P": (v_arr > 0).mean(),
         "P_se": np.sqrt((v_arr > 0).mean() * (1 - (v_arr > 0).mean()) / n),
         "bound_EV": (params["alpha"] * np.maximum(v_arr, 1).mean() if rule == "lord++"
-                     else w0 / (1 - params["alpha_delta"]) if rule == "alpha-investing" else np.nan),
+                     else w0 / (1 - params["alpha_delta"]) if rule in ("alpha-investing", "screen-confirm")
+                     else np.nan),
         "w0": w0,
         "calib": (v_arr - spent_arr).mean(), "calib_se": (v_arr - spent_arr).std(ddof=1) / np.sqrt(n),
         "secs": time.perf_counter() - t0, "guarantee": guarantee, "test": test, "runs": n,

@@ -20,13 +20,12 @@ from scipy import stats
 from .config import check_method_options
 from .outcomes import TestOutcomes
 from .policies import InformationInvesting, Policy, get_policy
+from .policies.decide import run_rule
 from .policies.penalties import FixedPenalty
 
 #: the registered rules that threshold p-values (aliases such as "lord" work too)
 PVALUE_METHODS = ("lord++", "lond", "saffron", "addis", "alpha-spending", "alpha-investing-fdr",
                   "alpha-investing", "foster-stine")
-#: planning block after an acceptance; it doubles on every block without one
-_FIRST_BLOCK, _MAX_BLOCK = 16, 4096
 
 
 def online_fdr(pvalues: ArrayLike | pd.Series | pd.DataFrame, method: str | Policy = "lord++", *, alpha: float | None = None,
@@ -197,21 +196,6 @@ def _outcomes(p: np.ndarray) -> TestOutcomes:
 
 def _run(policy: Policy, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Levels and rejections of ``policy`` over ``p``, one test after another."""
-    n = p.size
-    level = np.empty(n)
-    rejected = np.zeros(n, dtype=bool)
-    policy.start(n_obs=n, share=1.0, n_candidates=n)
-    outcomes = _outcomes(p)
-    pos, block = 0, _FIRST_BLOCK
-    while pos < n:
-        part = outcomes.take(slice(pos, min(pos + block, n)))
-        plan = policy.plan(part)
-        hits = np.flatnonzero(plan.accept)
-        used = int(hits[0]) + 1 if hits.size else len(part)
-        level[pos:pos + used] = plan.level[:used]
-        rejected[pos + used - 1] = bool(hits.size)
-        policy.record(part, used, bool(hits.size))
-        pos += used
-        # a rule's planning cost grows with its acceptances, so plan short after one
-        block = _FIRST_BLOCK if hits.size else min(2 * block, _MAX_BLOCK)
-    return level, rejected
+    policy.start(n_obs=p.size, share=1.0, n_candidates=p.size)
+    return run_rule(policy, _outcomes(p))
+

@@ -24,37 +24,48 @@ from ..search.methods import method_factory, resolve_method
 from ..search.options import SearchOptions
 from ..validators import _got, check_kind
 
-#: ``method=None``: alpha-investing (Zhou et al. 2006) with a small initial wealth and payout,
-#: its wealth spread evenly over the stream (``spending="uniform"``), over three passes.
-#: Chosen by simulation against abess, knockoff+, stepwise and the lasso (bench/bench_power.py,
-#: bench/results/bench_power.txt): the papers' 0.5/0.5 admits many false terms (FDR 0.26 at
-#: m = 1e5), front-loaded bids leave no wealth for late signals, and the later passes test
-#: candidates against a model that holds the strong signals.  Options given with ``method=None``
-#: override these; ``method="alpha-investing"`` is the papers' rule with their defaults.
-DEFAULT_METHOD = "alpha-investing"
-DEFAULT_RULE_OPTIONS: Mapping[str, Any] = {"w0": 0.05, "alpha_delta": 0.05, "spending": "uniform"}
-#: passes of the default rule over streams that hold their candidates (arrays, frames, generated
+#: ``method=None``: screen, then confirm (:mod:`streamreg.search.confirm`): a lenient streamwise
+#: alpha-investing screen (``screen_w0`` 0.5, two passes), then every candidate tested once
+#: against the screened model under alpha-investing with ``w0 = 0.05`` and payout 0.02, spread
+#: evenly over the confirmation's tests.  Chosen by simulation against abess, knockoff+, stepwise
+#: and the lasso (bench/bench_power.py, bench/results/bench_power.txt): a one-phase rule at small
+#: levels misses true terms that arrive before their peers (power 0.77 on problem D against
+#: abess's 1.0), the papers' 0.5/0.5 admits many false terms (FDR 0.26 at m = 1e5).  Options
+#: given with ``method=None`` override these; ``method="alpha-investing"`` is the papers' rule
+#: with their defaults.
+DEFAULT_METHOD = "screen-confirm"
+DEFAULT_RULE_OPTIONS: Mapping[str, Any] = {"w0": 0.05, "alpha_delta": 0.02, "screen_w0": 0.5}
+#: passes of the default screen over streams that hold their candidates (arrays, frames, generated
 #: columns that re-read by position); streams that read their candidates lazily (generators,
-#: Dask) get one pass unless ``passes=`` is given, so that no default keeps a copy of every
-#: rejected candidate of a long stream
-DEFAULT_PASSES = 3
+#: Dask) get one phase of one pass unless ``passes=`` is given, so that no default keeps a copy
+#: of every rejected candidate of a long stream
+DEFAULT_PASSES = 2
+#: the default with ``decoys=``, which shadow each test of a one-phase search: alpha-investing
+#: with the confirmation's wealth, spread evenly over three passes
+DECOY_DEFAULT = ("alpha-investing", 3, {"w0": 0.05, "alpha_delta": 0.05, "spending": "uniform"})
 
 
-def default_method(method: Any, passes: Any, method_options: dict | None) -> tuple[Any, Any, dict]:
+def default_method(method: Any, passes: Any, method_options: dict | None,
+                   decoys: bool = False) -> tuple[Any, Any, dict]:
     """``method=None`` and ``passes=None`` resolved: the default rule (:data:`DEFAULT_METHOD` with
     :data:`DEFAULT_RULE_OPTIONS`, which the given options override) over :data:`DEFAULT_PASSES`
-    passes; any named method runs one pass unless ``passes=`` says otherwise.
+    passes (:data:`DECOY_DEFAULT` with ``decoys``); any named method runs one pass unless
+    ``passes=`` says otherwise.
 
     Examples
     --------
     >>> default_method(None, None, {"w0": 0.1})
-    ('alpha-investing', 3, {'w0': 0.1, 'alpha_delta': 0.05, 'spending': 'uniform'})
+    ('screen-confirm', 2, {'w0': 0.1, 'alpha_delta': 0.02, 'screen_w0': 0.5})
+    >>> default_method(None, None, {}, decoys=True)
+    ('alpha-investing', 3, {'w0': 0.05, 'alpha_delta': 0.05, 'spending': 'uniform'})
     >>> default_method("lord++", None, {})
     ('lord++', 1, {})
     """
     options = dict(method_options or {})
     if method is None:
-        return DEFAULT_METHOD, DEFAULT_PASSES if passes is None else passes, {**DEFAULT_RULE_OPTIONS, **options}
+        name, default_passes, defaults = DECOY_DEFAULT if decoys else \
+            (DEFAULT_METHOD, DEFAULT_PASSES, DEFAULT_RULE_OPTIONS)
+        return name, default_passes if passes is None else passes, {**defaults, **options}
     return method, 1 if passes is None else passes, options
 
 

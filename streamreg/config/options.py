@@ -172,7 +172,7 @@ def check_options(*, family: Any = "gaussian", method: Any = None, test: str | N
     """
     fam, fam_name = check_family(family)
     lazy_passes = 1 if method is None and passes is None else None
-    method, passes, method_options = default_method(method, passes, method_options)
+    method, passes, method_options = default_method(method, passes, method_options, decoys=decoys is not None)
     seed = _check_seed(seed)
     search = SearchOptions(block_size=block_size, max_tests=max_tests, max_selected=max_selected,
                            time_budget=time_budget, verbose=verbose, history=history, multistream=multistream,

@@ -256,6 +256,11 @@ class Policy(ABC):
         """Current wealth (``nan`` for rules without one)."""
         return float("nan")
 
+    def begin_pass(self) -> None:
+        """Told by the search when the stream starts re-offering its rejected candidates (a new
+        pass); rules whose spending follows the passes (``spending="per-pass"``) re-plan here."""
+        return  # most rules' levels do not depend on the passes
+
     def priority(self) -> float:
         """How much this stream deserves the next test (Dhillon, Foster and Ungar 2010, Alg. 2: ``w / i``).
 

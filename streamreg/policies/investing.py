@@ -21,7 +21,7 @@ from ..outcomes import TestOutcomes
 from ..validators import FLAG, NUMBER, TEXT
 from .base import Plan, Policy
 from .online_common import check_wealth_budget
-from .sequences import HEDGE_FRONT, check_spending, uniform_text
+from .sequences import HEDGE_FRONT, INVESTING_SPENDING, check_spending, uniform_text
 
 
 def bid_divisor(idx: np.ndarray | float, horizon: int | None, spending: str = "uniform") -> np.ndarray | float:
@@ -42,7 +42,7 @@ def bid_divisor(idx: np.ndarray | float, horizon: int | None, spending: str = "u
         else max(horizon - idx + 2.0, 2.0)
     if spending == "hedged":
         return 1.0 / (HEDGE_FRONT * 0.5 / idx + (1.0 - HEDGE_FRONT) / left)
-    return left
+    return left  # "uniform", and "per-pass" with idx and horizon counted within the pass
 
 
 def rejection_schedule(log_w: float, n_tested: int, m: int, horizon: int | None = None,
@@ -88,6 +88,25 @@ class _Investing(Policy):
     def _reset(self) -> None:
         self._log_w = math.log(self._initial_wealth() * self.share)
         self._horizon = self.stream_horizon if self.spending != "decaying" and self.stream_horizon else None
+        # per-pass spending counts its tests within the pass: the first pass is the stream's
+        # candidates (at most the horizon, which max_tests caps), a later one what it re-offers
+        self._pass_start = 0
+        self._pass_rejected = 0
+        if self.spending == "per-pass" and self._horizon is not None:
+            self._horizon = min(self._horizon, self.n_candidates or self._horizon)
+
+    def begin_pass(self) -> None:
+        """``"per-pass"`` spending: the wealth left is spread evenly over the candidates the new
+        pass re-offers, which are the previous pass's rejected ones."""
+        if self.spending == "per-pass" and self._horizon is not None:
+            self._horizon = max(self._pass_rejected, 1)
+            self._pass_start = self.n_tested
+            self._pass_rejected = 0
+
+    @property
+    def _in_pass(self) -> int:
+        """Tests made so far in the pass whose spending the bids follow."""
+        return self.n_tested - self._pass_start
 
     @property
     def wealth(self) -> float:
@@ -104,7 +123,7 @@ class _Investing(Policy):
             fraction = HEDGE_FRONT / (2.0 * (self.n_tested + 1)) + (1.0 - HEDGE_FRONT) / 2.0
             first = self._log_w + math.log(fraction)
         else:
-            first = self._log_w - math.log(bid_divisor(self.n_tested + 1, self._horizon, self.spending))
+            first = self._log_w - math.log(bid_divisor(self._in_pass + 1, self._horizon, self.spending))
         return first + 1e-12 * (1.0 + abs(first))
 
     @abstractmethod
@@ -115,7 +134,7 @@ class _Investing(Policy):
     def plan(self, outcomes: TestOutcomes) -> Plan:
         # the schedule is a pure function of the state now: the levels and wealths of a run
         # of rejections are computed only if the history is read
-        state = (self._log_w, self.n_tested, self._horizon, self.spending)
+        state = (self._log_w, self._in_pass, self._horizon, self.spending)
         computed: list[tuple[np.ndarray, np.ndarray]] = []
 
         def log_bids(n: int) -> np.ndarray:
@@ -131,12 +150,13 @@ class _Investing(Policy):
             return
         n_rejected = n - 1 if last_accepted else n
         if n_rejected:
-            idx = self.n_tested + 1 + np.arange(n_rejected, dtype=float)
+            idx = self._in_pass + 1 + np.arange(n_rejected, dtype=float)
             self._log_w += float(np.sum(np.log1p(-1.0 / bid_divisor(idx, self._horizon, self.spending))))
             self.n_tested += n_rejected
+            self._pass_rejected += n_rejected
         if last_accepted:
             w = math.exp(self._log_w)
-            bid = w / bid_divisor(self.n_tested + 1, self._horizon, self.spending) if self._charges_bid_on_accept() else 0.0
+            bid = w / bid_divisor(self._in_pass + 1, self._horizon, self.spending) if self._charges_bid_on_accept() else 0.0
             self._log_w = math.log(w - bid + self._payout())
             self.n_tested += 1
             self.n_accepted += 1
@@ -181,7 +201,7 @@ class AlphaInvesting(_Investing):
             raise ValueError(f"alpha_delta must lie in (0, 1), got {alpha_delta!r}")
         self.w0 = w0
         self.alpha_delta = alpha_delta
-        self.spending = check_spending(spending)
+        self.spending = check_spending(spending, allowed=INVESTING_SPENDING)
 
     def _initial_wealth(self) -> float:
         return self.w0

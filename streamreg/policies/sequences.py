@@ -131,12 +131,18 @@ class MixedSequence:
 
 #: values of ``spending=``: onlineFDR's decaying sequences, or an even spread over the horizon
 SPENDING = ("decaying", "uniform", "hedged")
+#: alpha-investing also spreads its wealth pass by pass (``"per-pass"``); the LORD and
+#: SAFFRON families' levels are sums over past rejection times, which a pass does not restart
+INVESTING_SPENDING = (*SPENDING, "per-pass")
 
 
-def check_spending(spending: object, gammai: object = None) -> str:
-    """``spending=`` checked (and not combined with a user ``gammai``)."""
-    if spending not in SPENDING:
-        raise ValueError(f"spending must be one of {SPENDING}, got {spending!r}")
+def check_spending(spending: object, gammai: object = None, allowed: tuple[str, ...] = SPENDING) -> str:
+    """``spending=`` checked against the rule's ``allowed`` values (and not combined with a user
+    ``gammai``)."""
+    if spending not in allowed:
+        hint = " ('per-pass' is offered by alpha-investing)" \
+            if spending == "per-pass" else ""
+        raise ValueError(f"spending must be one of {allowed}, got {spending!r}{hint}")
     if spending != "decaying" and gammai is not None:
         raise ValueError(f"spending={spending!r} sets the spending sequence from the stream's length; "
                          "give either spending= or gammai=, not both")
@@ -146,6 +152,10 @@ def check_spending(spending: object, gammai: object = None) -> str:
 def uniform_text(horizon: object, what: str, spending: str = "uniform") -> str:
     """The guarantee's sentence on uniform (or hedged) spending: with the horizon of a started
     rule, or in general for a template (each stream of a search has its own horizon)."""
+    if spending == "per-pass":
+        return (f" {what} spread evenly over each pass of a stream of known length: the first pass spends the "
+                "initial wealth over the stream's candidates, each later pass the wealth left over the "
+                "candidates it re-offers; a stream of unknown length keeps the decaying sequence.")
     how = ("spread evenly over" if spending == "uniform"
            else f"{HEDGE_FRONT:.0%} front-loaded, {1 - HEDGE_FRONT:.0%} spread evenly over")
     if isinstance(horizon, int) and horizon > 0:

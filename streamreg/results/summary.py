@@ -75,6 +75,11 @@ def _tested(res: FittedSelection) -> tuple[str, str]:
     """Tests run; with several passes a re-offered candidate is tested (and counted) again."""
     record = res.selection
     tests = f"{int(record.per_stream['tested'].sum()):,}"
+    if getattr(record.search, "confirmation", "").endswith("tests"):  # screen-confirm: two phases
+        total, confirming = int(record.search.n_tests), int(record.per_stream["tested"].sum())
+        screening = getattr(record.search, "passes", 2) - 1
+        return ("Tests (all passes):", f"{total:,}: {total - confirming:,} screening ({screening} "
+                                       f"pass{'es' if screening > 1 else ''}), {confirming:,} confirming")
     history = record.history
     passes = int(history["pass"].max()) if "pass" in history and len(history) else 1
     if passes > 1:
@@ -144,6 +149,9 @@ def notes(res: FittedSelection) -> list[str]:
     record, family = res.selection, res.selected_model.family
     ic = criteria(res)
     lines = [record.guarantee()]
+    confirmation = getattr(record.search, "confirmation", "")  # results pickled before screen-confirm have none
+    if confirmation:
+        lines.append(f"Confirmation: {confirmation}.")
     tested = candidate_test_note(res)
     if tested:
         lines.append(tested)

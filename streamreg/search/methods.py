@@ -11,6 +11,8 @@ driver (:class:`~.streamwise.Streamwise`); the methods here bring their own loop
 ``"grafting"``           Perkins and Theiler (2003) (options ``lam=``, ``cv=``, ``basis="rbf"``, ...)
 ``"bp-sfs"``             Wang and Luan (2019) (options ``c=``, ``lambda0=``, ...)
 ``"fsa"``                M. Wang (2021), Feature Selection with Annealing (option ``k=``, required)
+``"screen-confirm"``     a lenient streamwise screen, then every candidate tested once against the
+                         screened model (:mod:`.confirm`; options ``w0=``, ``alpha_delta=``, ``screen_w0=``)
 =======================  =================================================================
 
 Underscores may replace hyphens.  ``Stepwise``, ``Grafting`` and ``BPSFS`` instances (any
@@ -23,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..policies import Policy, get_policy, policy_factory, policy_names
+from .confirm import ScreenConfirm
 from .fsa_method import FSA
 from .method import SearchMethod
 from .penalised import BPSFS, Grafting
@@ -39,6 +42,7 @@ _OWN_LOOP: dict[str, tuple[Callable[..., SearchMethod], tuple[str, ...]]] = {
     "bp-sfs": (BPSFS, ()),
     "bpsfs": (BPSFS, ()),
     "fsa": (FSA, ()),
+    "screen-confirm": (ScreenConfirm, ()),
 }
 #: the fixed options of the names that fix some
 _FIXED: dict[str, dict[str, Any]] = {"stepwise-aic": {"penalty": "aic"}, "stepwise-bic": {"penalty": "bic"},

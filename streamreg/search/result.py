@@ -41,6 +41,8 @@ class SearchResult:
     test_description: str = ""
     #: passes over the streams allowed (``passes=``; rejected candidates re-offered)
     passes: int = 1
+    #: what a confirmation pass did (``method="screen-confirm"``), in words; "" without one
+    confirmation: str = ""
     #: what the decoys showed (``decoys=``), a :class:`~streamreg.search.decoys.DecoyReport`; None without
     decoys: Any = None
 

@@ -58,6 +58,7 @@ class Lane:
     buffer: TermBlock | None = None
     outcomes: TestOutcomes | None = None
     codes: np.ndarray | None = None
+    pass_no: int = 1  # the pass of the stream the policy's spending follows
 
 
 @dataclass
@@ -134,6 +135,9 @@ class StreamwiseRun:
             want = lane.size if max_tests is None else max(1, min(lane.size, max_tests - self.n_tests))
             lane.buffer = lane.stream.take(want)
             lane.outcomes = None
+            if lane.buffer is not None and lane.buffer.pass_no > lane.pass_no:
+                lane.pass_no = lane.buffer.pass_no
+                lane.policy.begin_pass()
             if lane.buffer is not None:
                 # fewer, bigger BLAS calls for a stream without acceptances, up to ~64 MB
                 lane.size = min(2 * lane.size, self.max_block)
@@ -240,7 +244,8 @@ class StreamwiseRun:
             if self.decoys is not None:
                 values, decoy_won = self.decoys.entering_values(lane.index, j, run.accept_at, buf)
             term = AcceptedTerm(name=buf.names[j], stream=lane.stream.name, values=values,
-                                columns=buf.column_names(j), spec=buf.spec(j))
+                                columns=buf.column_names(j), spec=buf.spec(j),
+                                extra={} if buf.positions is None else {"position": int(buf.positions[j])})
             reason = self.model.accept(term.values)
             pol.record(run.outcomes, n_used, last_accepted=reason is None)
             wealth[-1] = pol.wealth

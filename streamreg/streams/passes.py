@@ -145,12 +145,15 @@ class PassesStream(Stream):
     time (so a re-read holds one block at a time).
     """
 
-    def __init__(self, inner: Stream, passes: int):
+    def __init__(self, inner: Stream, passes: int, *, hold_last: bool = False):
         super().__init__(inner.name)
         if not isinstance(passes, (int, np.integer)) or isinstance(passes, bool) or passes < 1:
             raise ValueError(f"passes must be a positive integer, got {passes!r}")
         self.inner = inner
         self.passes = int(passes)
+        #: keep the last pass's rejected candidates (never offered; :meth:`held` gives them),
+        #: for a confirmation pass against the final model
+        self.hold_last = hold_last
         self.n_candidates = inner.n_candidates
         self.pending: deque[_Reoffer] = deque()
         self.n_reoffered = 0
@@ -170,7 +173,7 @@ class PassesStream(Stream):
             block = self.inner.take(k)
             if block is not None and len(block):
                 return block
-        if not self.pending:
+        if not self.pending or self.pending[0].pass_no > self.passes:  # held candidates are not offered
             if self.inner.exhausted:
                 self.exhausted = True
             return None
@@ -179,6 +182,17 @@ class PassesStream(Stream):
             entry, rest = entry.split(k)
             self.pending.appendleft(rest)
         self.n_reoffered += len(entry)
+        return self.read(entry)
+
+    def _next_block(self, k: int) -> TermBlock | None:
+        return self.take(k)
+
+    def held(self) -> list[_Reoffer]:
+        """The last pass's rejected candidates (``hold_last=True``), in the order they were tested."""
+        return [e for e in self.pending if e.pass_no > self.passes]
+
+    def read(self, entry: _Reoffer) -> TermBlock:
+        """``entry``'s candidates as a block (re-read by position when the stream can)."""
         values = entry.block
         if values is None:
             assert entry.positions is not None
@@ -187,11 +201,8 @@ class PassesStream(Stream):
                 raise RuntimeError(f"stream {self.name!r} set candidate positions it cannot re-read")
         return TermBlock(self.name, entry.names, values, entry.columns, entry.specs, entry.pass_no, entry.positions)
 
-    def _next_block(self, k: int) -> TermBlock | None:
-        return self.take(k)
-
     def on_rejected(self, block: TermBlock, positions: np.ndarray) -> None:
-        if block.pass_no >= self.passes:
+        if block.pass_no > self.passes or (block.pass_no == self.passes and not self.hold_last):
             return
         pos = np.asarray(positions, dtype=int)
         if pos.size == 0:
@@ -217,7 +228,7 @@ class PassesStream(Stream):
 
 
 def arrange_streams(streams: list[Stream], *, multistream: bool = True, passes: int = 1,
-                    name: str = "all", lazy_passes: int | None = None) -> list[Stream]:
+                    name: str = "all", lazy_passes: int | None = None, hold_last: bool = False) -> list[Stream]:
     """The streams the search runs: as given, or concatenated; with extra passes if asked.
 
     Parameters
@@ -233,6 +244,9 @@ def arrange_streams(streams: list[Stream], *, multistream: bool = True, passes: 
     lazy_passes : int, optional
         Passes over the streams that do not hold their candidates in memory
         (``Stream.holds_candidates`` False); None: ``passes`` for every stream.
+    hold_last : bool
+        Every stream that holds its candidates keeps its last pass's rejected ones
+        (:meth:`PassesStream.held`), for a confirmation pass.
     """
     if not isinstance(passes, (int, np.integer)) or isinstance(passes, bool) or passes < 1:
         raise ValueError(f"passes must be a positive integer, got {passes!r}")
@@ -243,5 +257,6 @@ def arrange_streams(streams: list[Stream], *, multistream: bool = True, passes: 
     out: list[Stream] = []
     for s in streams:
         k = passes if lazy_passes is None or s.holds_candidates else lazy_passes
-        out.append(PassesStream(s, k) if k > 1 else s)
+        hold = hold_last and s.holds_candidates
+        out.append(PassesStream(s, k, hold_last=hold) if k > 1 or hold else s)
     return out

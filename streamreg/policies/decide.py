@@ -1,0 +1,35 @@
+"""One rule's decisions over a sequence of tests that nothing between them changes.
+
+:func:`streamreg.online_fdr` runs a rule over given p-values with it, and the confirmation
+pass of ``method="screen-confirm"`` over its candidates' tests against the screened model.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..outcomes import TestOutcomes
+from .base import Policy
+
+#: tests planned at once: few after an acceptance (a rule's planning cost grows with its
+#: acceptances), doubling up to the largest while none happens
+_FIRST_BLOCK, _MAX_BLOCK = 16, 4096
+
+
+def run_rule(policy: Policy, outcomes: TestOutcomes) -> tuple[np.ndarray, np.ndarray]:
+    """Levels and decisions of a started ``policy`` over ``outcomes``, one test after another
+    (the tests do not depend on the decisions: nothing enters a model between them)."""
+    n = len(outcomes)
+    level = np.empty(n)
+    rejected = np.zeros(n, dtype=bool)
+    pos, block = 0, _FIRST_BLOCK
+    while pos < n:
+        part = outcomes.take(slice(pos, min(pos + block, n)))
+        plan = policy.plan(part)
+        hits = np.flatnonzero(plan.accept)
+        used = int(hits[0]) + 1 if hits.size else len(part)
+        level[pos:pos + used] = plan.level[:used]
+        rejected[pos + used - 1] = bool(hits.size)
+        policy.record(part, used, bool(hits.size))
+        pos += used
+        block = _FIRST_BLOCK if hits.size else min(2 * block, _MAX_BLOCK)
+    return level, rejected

@@ -1,0 +1,196 @@
+"""method="screen-confirm": the screening is the streamwise search it names, every confirmation test
+equals statsmodels' test of the same nested models, and the rule's decisions over them are
+alpha-investing's; spending="per-pass" re-spreads the wealth at each pass."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+from scipy import stats
+
+import streamreg as sr
+from streamreg.policies import AlphaInvesting
+
+
+def _problem(seed: int, n: int = 150, m: int = 200, family: str = "gaussian"):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, m))
+    eta = 0.5 * x[:, 7] - 0.45 * x[:, 3 * m // 10] + 0.4 * x[:, 6 * m // 10] + 0.35 * x[:, 19 * m // 20]
+    noise = rng.normal(size=n)
+    y = rng.binomial(1, 1 / (1 + np.exp(-2 * eta))).astype(float) if family == "binomial" else eta + noise
+    return x, y
+
+
+def _index(name: str) -> int:
+    return int(name[1:])
+
+
+def _phases(fit) -> tuple[pd.DataFrame, pd.DataFrame]:
+    h = fit.history
+    last = int(h["pass"].max())
+    return h[h["pass"] < last], h[h["pass"] == last]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_screening_is_the_streamwise_search_it_names(seed: int) -> None:
+    x, y = _problem(seed)
+    fit = sr.select(y, x, method="screen-confirm", passes=2, screen_w0=0.8)
+    plain = sr.select(y, x, method="alpha-investing", w0=0.8, alpha_delta=0.05, spending="uniform", passes=2)
+    screening, _ = _phases(fit)
+    entered = screening.loc[screening["status"] == "screened in", "term"].tolist()
+    assert entered == plain.selected_terms
+    np.testing.assert_array_equal(screening["pvalue"].to_numpy(), plain.history["pvalue"].to_numpy())
+    assert not screening["accepted"].any()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_confirmation_tests_equal_statsmodels_ols(seed: int) -> None:
+    """Outside the screened model: the partial F of adding the column (compare_f_test); inside it:
+    the t test of its coefficient in the screened model (t^2 = F)."""
+    x, y = _problem(seed)
+    fit = sr.select(y, x, method="screen-confirm", passes=2)
+    screening, confirming = _phases(fit)
+    screened = [_index(t) for t in screening.loc[screening["status"] == "screened in", "term"]]
+    big = sm.OLS(y, sm.add_constant(x[:, screened])).fit()
+    inside = dict(zip(screened, big.pvalues[1:]))
+    for row in confirming.itertuples():
+        j = _index(row.term)
+        if j in inside:
+            expected = inside[j]
+        else:
+            bigger = sm.OLS(y, sm.add_constant(np.column_stack([x[:, screened], x[:, j]]))).fit()
+            expected = bigger.compare_f_test(big)[1]
+        assert row.pvalue == pytest.approx(expected, rel=1e-8, abs=1e-300)
+    assert len(confirming) == x.shape[1]  # every candidate tested once
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_confirmation_score_tests_equal_statsmodels_glm(seed: int) -> None:
+    """Binomial: Rao's score test of adding a column to the screened model (or to it without the
+    column), as statsmodels' GLMResults.score_test computes it."""
+    x, y = _problem(seed, n=300, m=60, family="binomial")
+    fit = sr.select(y, x, family="binomial", method="screen-confirm", passes=2)
+    screening, confirming = _phases(fit)
+    screened = [_index(t) for t in screening.loc[screening["status"] == "screened in", "term"]]
+    assert screened
+    checked = 0
+    for row in confirming.itertuples():
+        j = _index(row.term)
+        base = [k for k in screened if k != j]
+        res = sm.GLM(y, sm.add_constant(x[:, base]) if base else np.ones((len(y), 1)),
+                     family=sm.families.Binomial()).fit(tol=1e-12)
+        score = res.score_test(exog_extra=x[:, [j]])
+        assert row.statistic == pytest.approx(float(np.squeeze(score.statistic)), rel=1e-6)
+        assert row.pvalue == pytest.approx(float(np.squeeze(score.pvalue)), rel=1e-5)
+        checked += 1
+        if checked > 12 and j not in screened:
+            break
+    assert checked > 12
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_decisions_are_alpha_investing_over_the_confirmation_tests(seed: int) -> None:
+    x, y = _problem(seed)
+    fit = sr.select(y, x, method="screen-confirm", passes=2, w0=0.1, alpha_delta=0.1)
+    _, confirming = _phases(fit)
+    p = confirming["pvalue"].to_numpy()
+    reference = sr.online_fdr(p, method="alpha-investing", w0=0.1, alpha_delta=0.1, spending="uniform")
+    np.testing.assert_array_equal(confirming["accepted"].to_numpy(), reference["R"].to_numpy() == 1)
+    np.testing.assert_allclose(confirming["level"].to_numpy(), reference["alphai"].to_numpy(), rtol=1e-12)
+    assert sorted(fit.selected_terms, key=_index) == sorted(confirming.loc[confirming["accepted"], "term"], key=_index)
+
+
+def test_selection_does_not_depend_on_the_block_size() -> None:
+    x, y = _problem(11, m=400)
+    fits = [sr.select(y, x, method="screen-confirm", passes=2, block_size=b) for b in (7, 64, 1000)]
+    assert fits[0].selected_terms == fits[1].selected_terms == fits[2].selected_terms
+    np.testing.assert_array_equal(fits[0].history["pvalue"].to_numpy(), fits[2].history["pvalue"].to_numpy())
+
+
+def test_finds_signals_that_arrive_before_their_peers() -> None:
+    """Eight equal signals at the front of the stream, masked by each other for a streamwise test
+    at a small level: the confirmation tests each against a model holding the others (six seeds:
+    12 of 48 found in one phase over three passes, 46 screened and confirmed, 1 false each)."""
+    true = {f"x{j}" for j in range(8)}
+    found = {"one phase": 0, "confirmed": 0}
+    false = dict.fromkeys(found, 0)
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        x = rng.normal(size=(150, 3000))
+        y = x[:, :8] @ np.full(8, 0.5) + rng.normal(size=150)
+        for key, kw in (("one phase", {"method": "alpha-investing", "w0": 0.05, "alpha_delta": 0.05,
+                                       "spending": "uniform", "passes": 3}),
+                        ("confirmed", {"method": "screen-confirm", "passes": 2})):
+            selected = set(sr.select(y, x, **kw).selected_terms)
+            found[key] += len(true & selected)
+            false[key] += len(selected - true)
+    assert found["confirmed"] >= 40 > 20 >= found["one phase"]
+    assert false["confirmed"] <= 3
+
+
+def test_a_stream_read_once_gets_one_phase() -> None:
+    x, y = _problem(2)
+
+    def columns():
+        for j in range(x.shape[1]):
+            yield f"x{j}", x[:, j]
+
+    fit = sr.select(y, columns(), method="screen-confirm", max_tests=10_000)
+    plain = sr.select(y, x, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="uniform")
+    assert fit.selected_terms == plain.selected_terms
+    assert "one phase ran" in fit.summary().as_text().replace("\n", " ")
+
+
+def test_summary_tells_both_phases() -> None:
+    x, y = _problem(1)
+    text = " ".join(sr.select(y, x, method="screen-confirm", passes=2).summary().as_text().split())
+    assert "Screened by alpha-investing (w0 = 1)" in text
+    assert "screening (2 passes)" in text and "confirming" in text
+    assert "holds approximately" in text
+
+
+def test_bad_options_are_refused() -> None:
+    x, y = _problem(0)
+    with pytest.raises(ValueError, match="w0 must be a number in \\(0, 1\\]"):
+        sr.select(y, x, method="screen-confirm", screen_w0=2)
+    with pytest.raises(TypeError, match="unknown option 'spending' for method 'screen-confirm'"):
+        sr.select(y, x, method="screen-confirm", spending="uniform")
+    with pytest.raises(ValueError, match="decoys"):
+        sr.select(y, x, method="screen-confirm", decoys="permuted")
+
+
+# -- spending="per-pass" -------------------------------------------------------------------
+def test_per_pass_spending_re_spreads_the_wealth_at_each_pass() -> None:
+    """Pass 1 bids w0 / (m + 1) until its first acceptance; pass 2 bids the wealth it starts with
+    over the candidates it re-offers, W / (H + 1) with H = pass 1's rejections."""
+    x, y = _problem(5, m=300)
+    fit = sr.select(y, x, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="per-pass", passes=2)
+    h = fit.history
+    first, second = h[h["pass"] == 1], h[h["pass"] == 2]
+    m = x.shape[1]
+    assert first["level"].iloc[0] == pytest.approx(0.05 / (m + 1), rel=1e-12)
+    wealth_at_start = first["wealth"].iloc[-1]
+    rejected = int((first["status"] == "rejected").sum())
+    assert len(second) == rejected
+    assert second["level"].iloc[0] == pytest.approx(wealth_at_start / (rejected + 1), rel=1e-10)
+
+
+def test_per_pass_spending_is_alpha_investings_only() -> None:
+    with pytest.raises(ValueError, match="'per-pass' is offered by alpha-investing"):
+        sr.select(*reversed(_problem(0)), method="lord++", spending="per-pass")
+
+
+def test_per_pass_under_no_signal_selects_with_probability_about_w0() -> None:
+    """The first pass spends at most w0; a pass without acceptances re-offers the same tests at
+    lower levels, so nothing more can enter (Bonferroni: P <= w0)."""
+    rng = np.random.default_rng(0)
+    n, m, runs = 60, 200, 200
+    hits = 0
+    policy = AlphaInvesting(w0=0.2, alpha_delta=0.05, spending="per-pass")
+    for _ in range(runs):
+        x = rng.normal(size=(n, m))
+        y = rng.normal(size=n)
+        hits += bool(sr.select(y, x, method=policy, passes=3).selected_terms)
+    assert hits / runs <= 0.2 + 3 * np.sqrt(0.2 * 0.8 / runs)
+    assert stats.binom.cdf(hits, runs, 0.2) > 1e-4  # and not absurdly conservative either
