@@ -75,7 +75,7 @@ def _tested(res: FittedSelection) -> tuple[str, str]:
     """Tests run; with several passes a re-offered candidate is tested (and counted) again."""
     record = res.selection
     tests = f"{int(record.per_stream['tested'].sum()):,}"
-    if getattr(record.search, "confirmation", "").endswith("tests"):  # screen-confirm: two phases
+    if "confirmation pass of" in getattr(record.search, "confirmation", ""):  # screen-confirm: two phases
         total, confirming = int(record.search.n_tests), int(record.per_stream["tested"].sum())
         screening = getattr(record.search, "passes", 2) - 1
         return ("Tests (all passes):", f"{total:,}: {total - confirming:,} screening ({screening} "

@@ -231,8 +231,10 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
         initial_wealth=initial,
     )
     result.passes = pass_no
+    robust = " (robust score tests: Boos 1992)" if getattr(state, "test", "") == "score-f" else ""
     result.confirmation = (f"{len(in_model)} term(s) screened in over {pass_no - 1} pass(es); "
-                           f"{len(terms)} confirmed in a confirmation pass of {test_no - screened.n_tests} tests")
+                           f"{len(terms)} confirmed in a confirmation pass of {test_no - screened.n_tests} "
+                           f"tests{robust}")
     return result
 
 
