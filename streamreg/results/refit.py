@@ -48,6 +48,7 @@ from ..models.boundary import separated_at
 from ..models.glm import invalid_means, near_boundary
 from ..models.negbin import estimated_family
 from ..models.robust import NONROBUST, RobustCov
+from .inference import default_use_t
 
 #: rescale when column scales differ by more than this factor (below it the pseudo-inverse
 #: loses no digits that matter, and statsmodels' own results object is returned unchanged)
@@ -90,8 +91,8 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
     for least squares with an offset or frequency weights), all on the design ``x`` as given
     (names and units of the user's columns).  ``weights``: the offset and weights of the fit;
     ``cov``: the covariance type of ``bse``, ``pvalues``, ``conf_int()`` and the summary;
-    ``use_t``: statsmodels' ``fit(use_t=)`` (None: statsmodels' default, t for least squares
-    and the quasi families).
+    ``use_t``: statsmodels' ``fit(use_t=)`` (None: ``default_use_t(family, robust, refit=True)``,
+    t for least squares fitted as a GLM and the quasi families).
     """
     if weights is not None and weights.empty:
         weights = None
@@ -109,9 +110,8 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
             if least_squares:
                 fit = _ols(y, x, scales, None if weights is None else weights.var_weights, cov, use_t)
             else:
-                # least squares as a GLM, and the quasi families (R's summary.glm), report t tests
                 if use_t is None:
-                    use_t = (ols or spec_of(family).refit_scale is not None) and not cov.robust
+                    use_t = default_use_t(family, cov.robust, refit=True)
                 fit = _glm(y, x, family, scales, weights, use_t=use_t, cov=cov, start=start)
             fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
     suspect = not ols and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
