@@ -45,7 +45,7 @@ from statsmodels.regression.linear_model import (
 from ..models import spec_of
 from ..models.base import ObservationWeights, column_scales
 from ..models.boundary import separated_at
-from ..models.glm import invalid_means, near_boundary
+from ..models.glm import invalid_means, needs_mle_check
 from ..models.negbin import estimated_family
 from ..models.robust import NONROBUST, RobustCov
 from .inference import default_use_t
@@ -114,7 +114,7 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
                     use_t = default_use_t(family, cov.robust, refit=True)
                 fit = _glm(y, x, family, scales, weights, use_t=use_t, cov=cov, start=start)
             fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
-    suspect = not ols and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
+    suspect = not ols and needs_mle_check(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
     rows = None if weights is None else weights.positive_rows()  # a zero frequency weight: no observation
     prior = 1.0 if weights is None or weights.prior is None else weights.prior
     problems = theta_problems + refit_problems(caught, x.shape, suspect=suspect, separated=lambda: separated_at(
