@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..streams.decoys import DecoyOptions
+from ..streams.passes import passes_for
 from ..validators import _got, _is_int, _is_real, check_bool, check_count, check_integer
 
 #: the stopping rules of a search, in the order they are named in messages
@@ -75,7 +76,7 @@ class SearchOptions:
 
     def passes_for(self, holds_candidates: bool) -> int:
         """The passes over a stream that does (or does not) hold its candidates in memory."""
-        return self.passes if holds_candidates or self.lazy_passes is None else self.lazy_passes
+        return passes_for(holds_candidates, self.passes, self.lazy_passes)
 
     @property
     def has_stopping_rule(self) -> bool:
