@@ -7,7 +7,7 @@ by name, as the entry points refuse it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -77,6 +77,17 @@ class SearchOptions:
     def passes_for(self, holds_candidates: bool) -> int:
         """The passes over a stream that does (or does not) hold its candidates in memory."""
         return passes_for(holds_candidates, self.passes, self.lazy_passes)
+
+    @property
+    def draws_decoys(self) -> bool:
+        """Whether the search draws decoys at random (``decoys="permuted"`` or ``"knockoff"``)."""
+        return self.decoys is not None and self.decoys.drawn
+
+    def seeded(self, seed: Any) -> SearchOptions:
+        """These options with the decoys drawn from ``seed``, the run's seed (unchanged without drawn decoys)."""
+        if self.decoys is None or not self.decoys.drawn:
+            return self
+        return replace(self, decoys=self.decoys.seeded(seed))
 
     @property
     def has_stopping_rule(self) -> bool:
