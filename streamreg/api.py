@@ -138,9 +138,10 @@ def streamreg(
         selected model is refitted on the held-out rows missing no value it uses, so its
         p-values and intervals are valid conditional on the selection.
     seed : int, optional
-        Seed of the ``validate=`` split and of ``order='random'`` items (their own ``seed=`` wins).
-        Without it a call that splits or permutes draws a seed, records it (``res.seed``) and
-        prints it in the summary: passing it as ``seed=`` repeats the run.
+        Seed of the ``validate=`` split, of ``order='random'`` items (their own ``seed=`` wins)
+        and of the decoys.  Without it a call that splits, permutes or draws decoys draws a
+        seed, records it (``res.seed``) and prints it in the summary: passing it as ``seed=``
+        repeats the run.
     history : {"full", "none"}, default "full"
         ``"full"`` keeps one history row per candidate examined (about 80 bytes each).
         ``"none"`` keeps only the rows of the accepted and refused candidates, the
@@ -178,7 +179,7 @@ def streamreg(
         stream of numeric columns held in memory, up to 5000 of them) or an ``n x m`` matrix
         of your own decoys for a single stream (e.g. knockoffs from knockpy).  Alone, decoys
         change no decision: the hits estimate the false selections (in one pass, E[false] <=
-        E[hits] for exchangeable pairs).  ``seed=`` draws them (drawn and printed if None).
+        E[hits] for exchangeable pairs).  ``seed=`` draws them (drawn, recorded as ``res.seed`` and printed if None).
     decoy_fdr : float in (0, 1), optional
         Select with the decoys: each pair is tested as one, the winner enters the model, and
         the candidates past the knockoff+ threshold at this level are selected (FDR <= q for
@@ -245,9 +246,11 @@ def streamreg(
     positions = np.arange(n_rows)  # the data rows used, by position (weights given as arrays follow them)
     held = None
     parsed = _parse(formula)
-    # without seed=, a seed is drawn for the split and the random orders, and recorded
+    # without seed=, a seed is drawn for the split, the random orders and the decoys, and recorded
     run_seed, seed_use = seed_for(opts.seed, split=isinstance(opts.validate, float),
-                              random_orders=unseeded_random_items(s.options for s in parsed.streams))
+                                  random_orders=unseeded_random_items(s.options for s in parsed.streams),
+                                  decoys=opts.search.draws_decoys)
+    search_options = opts.search.seeded(run_seed)  # before the split draws from a Generator seed
     if opts.validate is not None:
         if on_dask:
             raise ValueError("validate= needs the rows in memory; with a Dask DataFrame split the rows first "
@@ -276,7 +279,7 @@ def streamreg(
     fixed = design.fixed.to_numpy(dtype=float)
     state = make_state(design.y, fixed, fam, opts.test, weights=weights, cov=cov if opts.robust_tests else NONROBUST,
                        fixed_names=list(design.fixed.columns))
-    search = searcher.run(state, design.streams, fixed=fixed, family=fam, options=opts.search)
+    search = searcher.run(state, design.streams, fixed=fixed, family=fam, options=search_options)
     rhs = selected_rhs(design.parsed.fixed, search.accepted)  # the formula layer writes the selected terms
     train, y, validation = design.refit_frame(search.accepted), design.y, None
     if column_of:  # a Dask DataFrame: the selected candidates' columns join the gathered ones
@@ -435,13 +438,15 @@ def select(
     # re-offered items keep their names (generators hold nothing, so this is their passes)
     keep_names = opts.search.history == "full" or opts.search.passes_for(holds_candidates=False) > 1
     stream_objs = as_streams(streams, n, reserved, remember_items=keep_names)
-    run_seed, seed_use = seed_for(opts.seed, split=False, random_orders=is_random_order(opts.order))
+    run_seed, seed_use = seed_for(opts.seed, split=False, random_orders=is_random_order(opts.order),
+                                  decoys=opts.search.draws_decoys)
+    search_options = opts.search.seeded(run_seed)  # before the orders draw from a Generator seed
     y_ordered = apply_order(stream_objs, opts.order, yv, run_seed)
     require_stopping_rule(opts, [s.name for s in stream_objs if not known_length(s)])
     fixed_values = fixed_x.to_numpy(dtype=float)
     state = make_state(yv, fixed_values, fam, opts.test, weights=weights, cov=cov if opts.robust_tests else NONROBUST,
                        fixed_names=list(fixed_x.columns))
-    search = searcher.run(state, stream_objs, fixed=fixed_values, family=fam, options=opts.search)
+    search = searcher.run(state, stream_objs, fixed=fixed_values, family=fam, options=search_options)
     frame, names = with_selected(search.accepted, frame, reserved)
     model = SelectedModel(rhs=" + ".join([fixed_rhs] + names), response_label=term_name(yname),
                           response_name=yname, train=frame, y=yv, family=fam, weights=weights, cov=cov, use_t=use_t)

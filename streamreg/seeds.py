@@ -1,10 +1,10 @@
 """The seed of a call's random choices, drawn when none is given so that any run can be repeated.
 
-``validate=`` as a fraction splits the rows at random, and ``order="random"`` permutes a
-stream's candidates.  Without ``seed=`` the call draws one (from the operating system's
+``validate=`` as a fraction splits the rows at random, ``order="random"`` permutes a
+stream's candidates, and ``decoys="permuted"`` or ``"knockoff"`` draws decoys.  Without ``seed=`` the call draws one (from the operating system's
 entropy, so ``np.random.seed`` neither fixes nor is disturbed by it), uses it as if it had
 been given, and records it on the results (``res.seed``) and in the summary: passing it back
-as ``seed=`` repeats the split and the orders exactly.
+as ``seed=`` repeats the split, the orders and the decoys exactly.
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class SeedUse:
     drawn : bool
         True when the call drew it (no ``seed=`` given).
     drives : tuple of str
-        What it seeded: ``"the validate= split"``, ``"random orders"``.
+        What it seeded: ``"the validate= split"``, ``"random orders"``, ``"the decoys"``.
 
     Examples
     --------
@@ -73,7 +73,7 @@ class SeedUse:
         return f"{self.seed} (given; it seeds {what})"
 
 
-def seed_for(given: Any, *, split: bool, random_orders: bool) -> tuple[Any, SeedUse]:
+def seed_for(given: Any, *, split: bool, random_orders: bool, decoys: bool = False) -> tuple[Any, SeedUse]:
     """The seed to use, and what to record: the one given, else a drawn one when anything is random.
 
     Parameters
@@ -84,6 +84,8 @@ def seed_for(given: Any, *, split: bool, random_orders: bool) -> tuple[Any, Seed
         The rows are split at random (``validate=`` a fraction).
     random_orders : bool
         Some stream has ``order="random"`` without a seed of its own.
+    decoys : bool
+        The search draws decoys (``decoys="permuted"`` or ``"knockoff"``; a matrix is not drawn).
 
     Examples
     --------
@@ -93,7 +95,8 @@ def seed_for(given: Any, *, split: bool, random_orders: bool) -> tuple[Any, Seed
     >>> seed_for(None, split=False, random_orders=False)
     (None, SeedUse(seed=None, drawn=False, drives=()))
     """
-    drives = tuple(what for what, used in (("the validate= split", split), ("random orders", random_orders)) if used)
+    drives = tuple(what for what, used in (("the validate= split", split), ("random orders", random_orders),
+                                           ("the decoys", decoys)) if used)
     if not drives:
         return given, SeedUse()
     if given is not None:

@@ -6,6 +6,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from cli_helpers import cli_error
 
 from streamreg import cli
 from streamreg.cli import main
@@ -24,27 +25,17 @@ def csv(tmp_path):
     return path
 
 
-def _error(capsys, argv) -> str:
-    """Run the CLI expecting a user error; return its single stderr line."""
-    code = main([str(a) for a in argv])
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert err.startswith("streamreg: ") and err.count("\n") == 1, err
-    assert "Traceback" not in err
-    return err.strip()
-
-
 # -- --data --------------------------------------------------------------------------------
 
 def test_nonexistent_data_file(capsys, tmp_path):
-    err = _error(capsys, ["y ~ stream(*)", "--data", tmp_path / "nope.csv"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", tmp_path / "nope.csv"])
     names = ", ".join(cli.list_datasets())  # every catalogued set, bundled or fetched
     assert err == (f"streamreg: --data '{tmp_path / 'nope.csv'}' is neither a known data set ({names}) "
                    "nor an existing file")
 
 
 def test_directory_as_data(capsys, tmp_path):
-    err = _error(capsys, ["y ~ stream(*)", "--data", tmp_path])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", tmp_path])
     assert err == f"streamreg: --data '{tmp_path}' is a directory, not a CSV file"
 
 
@@ -53,7 +44,7 @@ def test_unreadable_data_file(capsys, csv, monkeypatch):
         raise PermissionError(13, "Permission denied", str(path))
 
     monkeypatch.setattr(cli, "_open_data", refuse)
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv])
     assert err == f"streamreg: cannot read --data '{csv}': permission denied"
 
 
@@ -61,7 +52,7 @@ def test_unreadable_data_file(capsys, csv, monkeypatch):
 def test_unreadable_data_file_by_mode(capsys, csv):
     csv.chmod(0)
     try:
-        err = _error(capsys, ["y ~ stream(*)", "--data", csv])
+        err = cli_error(capsys, ["y ~ stream(*)", "--data", csv])
     finally:
         csv.chmod(0o644)
     assert err == f"streamreg: cannot read --data '{csv}': permission denied"
@@ -70,27 +61,27 @@ def test_unreadable_data_file_by_mode(capsys, csv):
 def test_binary_data_file(capsys, tmp_path):
     path = tmp_path / "b.csv"
     path.write_bytes(b"a,b\x00\x01\x02,y\n\x00\x00\x00\n")
-    err = _error(capsys, ["y ~ stream(*)", "--data", path])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", path])
     assert err == f"streamreg: --data '{path}' is not a text CSV file (it contains NUL bytes: binary?)"
 
 
 def test_non_utf8_data_file(capsys, tmp_path):
     path = tmp_path / "l.csv"
     path.write_bytes(b"a\xff\xfe,y\n1,2\n")
-    err = _error(capsys, ["y ~ stream(*)", "--data", path])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", path])
     assert err == f"streamreg: --data '{path}' is not a text CSV file (binary, or not UTF-8)"
 
 
 def test_empty_data_file(capsys, tmp_path):
     path = tmp_path / "e.csv"
     path.write_text("")
-    assert _error(capsys, ["y ~ stream(*)", "--data", path]) == f"streamreg: --data '{path}' is empty"
+    assert cli_error(capsys, ["y ~ stream(*)", "--data", path]) == f"streamreg: --data '{path}' is empty"
 
 
 def test_header_only_data_file(capsys, tmp_path):
     path = tmp_path / "h.csv"
     path.write_text("a,b,y\n")
-    err = _error(capsys, ["y ~ stream(*)", "--data", path])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", path])
     assert err == f"streamreg: --data '{path}' has a header but no data rows"
 
 
@@ -98,7 +89,7 @@ def test_header_only_data_file(capsys, tmp_path):
 def test_ragged_data_file(capsys, tmp_path, rows, line, fields):
     path = tmp_path / "r.csv"
     path.write_text("a,b,y\n" + rows)
-    err = _error(capsys, ["y ~ stream(*)", "--data", path])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", path])
     assert err == f"streamreg: --data '{path}' is a ragged CSV: line {line} has {fields} fields but the header has 3"
 
 
@@ -114,18 +105,18 @@ def no_selection(monkeypatch):
 
 def test_output_in_a_missing_directory(capsys, csv, tmp_path, no_selection):
     target = tmp_path / "nodir" / "t.tex"
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--latex", target])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--latex", target])
     assert err == f"streamreg: --latex '{target}': the directory '{tmp_path / 'nodir'}' does not exist"
 
 
 def test_output_is_a_directory(capsys, csv, tmp_path, no_selection):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--html", tmp_path])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--html", tmp_path])
     assert err == f"streamreg: --html '{tmp_path}' is a directory; give a file name"
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux /proc")
 def test_output_that_cannot_be_created(capsys, csv, no_selection):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--history", "/proc/streamreg-history.csv"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--history", "/proc/streamreg-history.csv"])
     assert err.startswith("streamreg: cannot write --history '/proc/streamreg-history.csv': ")
 
 
@@ -135,7 +126,7 @@ def test_output_in_a_read_only_directory(capsys, csv, tmp_path, no_selection):
     ro.mkdir()
     ro.chmod(0o500)
     try:
-        err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--history", ro / "h.csv"])
+        err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--history", ro / "h.csv"])
     finally:
         ro.chmod(0o700)
     assert err == f"streamreg: cannot write --history '{ro / 'h.csv'}': Permission denied"
@@ -144,56 +135,56 @@ def test_output_in_a_read_only_directory(capsys, csv, tmp_path, no_selection):
 def test_output_that_fails_after_the_selection(capsys, csv, tmp_path, monkeypatch):
     monkeypatch.setattr(cli, "_check_writable", lambda option, value: None)  # the directory vanished meanwhile
     target = tmp_path / "gone" / "t.tex"
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--latex", target])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--latex", target])
     assert err == f"streamreg: cannot write --latex '{target}': No such file or directory"
 
 
 def test_output_check_leaves_no_file_when_the_run_fails(capsys, csv, tmp_path):
     target = tmp_path / "t.tex"
-    _error(capsys, ["y ~ stream(zzz*)", "--data", csv, "--latex", target])
+    cli_error(capsys, ["y ~ stream(zzz*)", "--data", csv, "--latex", target])
     assert not target.exists()
 
 
 # -- formula, options and errors from the selection -----------------------------------------
 
 def test_bad_formula(capsys, csv):
-    err = _error(capsys, ["y ~ stream(*", "--data", csv])
+    err = cli_error(capsys, ["y ~ stream(*", "--data", csv])
     assert err == "streamreg: unclosed '(' at position 10 in formula 'y ~ stream(*'"
 
 
 def test_formula_that_matches_nothing(capsys, csv):
-    err = _error(capsys, ["y ~ stream(zzz*)", "--data", csv])
+    err = cli_error(capsys, ["y ~ stream(zzz*)", "--data", csv])
     assert err == "streamreg: stream(zzz*): 'zzz*' matches no column of the data"
 
 
 def test_patsy_error_is_one_line(capsys, csv):
-    err = _error(capsys, ["y ~ stream(a, open(b))", "--data", csv])
+    err = cli_error(capsys, ["y ~ stream(a, open(b))", "--data", csv])
     assert err.startswith("streamreg: patsy cannot build the candidate term 'open(b)': ")
     assert "Python's built-in 'open' is not available in a formula" in err
 
 
 def test_unknown_family(capsys, csv):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--family", "nosuch"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--family", "nosuch"])
     assert err.startswith("streamreg: unknown family 'nosuch'; use one of ['binomial', ")
 
 
 def test_unknown_method(capsys, csv):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--method", "nosuch"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--method", "nosuch"])
     assert err.startswith("streamreg: unknown method 'nosuch'; known methods: ")
 
 
 def test_bad_option_value_from_the_selection(capsys, csv):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--w0", "-1"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--w0", "-1"])
     assert err == "streamreg: w0 must be a positive number, got -1.0"
 
 
 def test_bad_option_type_is_one_line(capsys, csv):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--w0", "abc"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--w0", "abc"])
     assert err == "streamreg: argument --w0: invalid float value: 'abc' (see --help)"
 
 
 def test_missing_data_option_is_one_line(capsys):
-    err = _error(capsys, ["y ~ stream(*)"])
+    err = cli_error(capsys, ["y ~ stream(*)"])
     assert err == "streamreg: the following arguments are required: --data (see --help)"
 
 
@@ -207,7 +198,7 @@ def test_selection_errors_are_one_line(capsys, csv, monkeypatch, exc, text):
         raise exc
 
     monkeypatch.setattr(cli, "streamreg", raise_)
-    assert _error(capsys, ["y ~ stream(*)", "--data", csv]) == text
+    assert cli_error(capsys, ["y ~ stream(*)", "--data", csv]) == text
 
 
 def test_interrupt_is_one_line(capsys, csv, monkeypatch):

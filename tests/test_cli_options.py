@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from cli_helpers import cli_error
 
 import streamreg as sr
 from streamreg.cli import _parser, main
@@ -93,7 +94,7 @@ def test_cov_type_equals_the_api(capsys, tmp_path, csv, argv, api):
 
 
 def test_cluster_without_its_column(capsys, csv):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--cov-type", "cluster"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--cov-type", "cluster"])
     assert err == "streamreg: --cov-type cluster needs the clusters: --cluster COLUMN"
 
 
@@ -103,33 +104,25 @@ def test_exposure_column_equals_the_api(capsys, tmp_path, csv):
     assert fit.selected_terms == ["b"]
 
 
-def _error(capsys, argv) -> str:
-    code = main([str(a) for a in argv])
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert err.startswith("streamreg: ") and err.count("\n") == 1 and "Traceback" not in err, err
-    return err.strip()
-
-
 def test_flag_of_another_method_names_the_valid_ones(capsys, csv):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--method", "lord++", "--alpha-delta", "0.1"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--method", "lord++", "--alpha-delta", "0.1"])
     assert err == ("streamreg: --alpha-delta does not apply to method 'lord++'; its options: --alpha, --w0, "
                    "--gammai, --spending")
     assert "LORDPlusPlus" not in err
 
 
 def test_several_wrong_flags_and_a_method_without_options(capsys, csv):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--method", "aic", "--w0", "0.1", "--lambda", "0.2"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--method", "aic", "--w0", "0.1", "--lambda", "0.2"])
     assert err == "streamreg: --lambda, --w0 do not apply to method 'aic'; it takes no options"
 
 
 def test_fixed_penalty_of_stepwise_aic_is_not_an_option(capsys, csv):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--method", "stepwise-aic", "--penalty", "2"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--method", "stepwise-aic", "--penalty", "2"])
     assert err.startswith("streamreg: --penalty does not apply to method 'stepwise-aic'; its options: --direction")
 
 
 def test_unknown_method_with_a_flag_reports_the_method(capsys, csv):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--method", "nosuch", "--alpha", "0.1"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--method", "nosuch", "--alpha", "0.1"])
     assert err.startswith("streamreg: unknown method 'nosuch'; known methods: ")
 
 
@@ -141,7 +134,7 @@ def test_unknown_method_with_a_flag_reports_the_method(capsys, csv):
     (["--var-weights", "a"], "var_weights (column 'a') must be positive"),
 ])
 def test_bad_values_are_one_line(capsys, csv, argv, text):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, *argv])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, *argv])
     assert text in err
 
 

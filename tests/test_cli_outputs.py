@@ -9,6 +9,7 @@ import threading
 import numpy as np
 import pandas as pd
 import pytest
+from cli_helpers import cli_error
 
 from streamreg.cli import main
 from streamreg.cli_files import csv_safe
@@ -26,18 +27,10 @@ def csv(tmp_path):
     return path
 
 
-def _error(capsys, argv) -> str:
-    code = main([str(a) for a in argv])
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert err.startswith("streamreg: ") and err.count("\n") == 1, err
-    return err.strip()
-
-
 @pytest.mark.parametrize("option", ["--history", "--latex", "--html"])
 def test_an_output_that_is_the_input_is_refused(capsys, csv, option):
     before = csv.read_bytes()
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, option, csv])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, option, csv])
     assert err == (f"streamreg: {option} '{csv}' is the input --data '{csv}'; writing it would destroy the data: "
                    "give another file name")
     assert csv.read_bytes() == before
@@ -48,7 +41,7 @@ def test_an_output_linked_to_the_input_is_refused(capsys, csv, tmp_path, link):
     other = tmp_path / "other.csv"
     getattr(os, link)(csv, other)
     before = csv.read_bytes()
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--history", other])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--history", other])
     assert err == (f"streamreg: --history '{other}' is the input --data '{csv}'; writing it would destroy the "
                    "data: give another file name")
     assert csv.read_bytes() == before
@@ -56,9 +49,9 @@ def test_an_output_linked_to_the_input_is_refused(capsys, csv, tmp_path, link):
 
 def test_two_outputs_in_one_file_are_refused(capsys, csv, tmp_path):
     out = tmp_path / "out.txt"
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--latex", out, "--html", out])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--latex", out, "--html", out])
     assert err == f"streamreg: --latex '{out}' and --html '{out}' are the same file; give each output its own file"
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--latex", "-", "--html", "-"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--latex", "-", "--html", "-"])
     assert err == "streamreg: --latex and --html both write to standard output (-); give one of them a file"
 
 
@@ -123,13 +116,13 @@ def test_fifo_data_and_output_are_refused(capsys, csv, tmp_path):
 
 @pytest.mark.skipif(not os.path.exists("/dev/null"), reason="no /dev/null")
 def test_device_output_is_refused(capsys, csv):
-    err = _error(capsys, ["y ~ stream(*)", "--data", csv, "--html", "/dev/null"])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", csv, "--html", "/dev/null"])
     assert err == "streamreg: --html '/dev/null' is a device; use - for standard output"
 
 
 def test_duplicated_csv_header_is_refused(capsys, tmp_path):
     path = tmp_path / "dup.csv"
     path.write_text("y,x,z,x,z\n" + "\n".join(f"{i},{i % 3},{i % 5},{i % 7},{i}" for i in range(30)) + "\n")
-    err = _error(capsys, ["y ~ stream(*)", "--data", path])
+    err = cli_error(capsys, ["y ~ stream(*)", "--data", path])
     assert err == (f"streamreg: --data '{path}' has duplicated column names: 'x', 'z'; rename them so that each "
                    "column has its own name")

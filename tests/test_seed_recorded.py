@@ -77,3 +77,40 @@ def test_a_generator_seed_is_recorded_as_given(frame):
     fit = sr.streamreg("y ~ stream(x*)", frame, validate=0.3, seed=rng)
     assert fit.seed is rng
     assert "Seed:                a numpy Generator (given; it seeds the validate= split)" in str(fit.summary())
+
+
+def test_the_seed_of_drawn_decoys_is_recorded_and_repeats_them(frame):
+    """Without seed=, the decoys are drawn from the recorded seed; seed=res.seed draws the same ones."""
+    from streamreg.streams.arrays import MatrixStream
+    from streamreg.streams.decoys import decoy_sources
+
+    x, y = frame[[f"x{i}" for i in range(8)]].to_numpy(), frame["y"].to_numpy()
+    first = sr.select(y, x, decoys="permuted", passes=1)
+    seed = printed_seed(first)
+    assert seed == first.seed == first.decoys.options.seed
+    assert f"(drawn; seed={seed} repeats the decoys)" in str(first.summary())
+    # the decoys of stream 0 are its rows in the order default_rng([seed, 0]) draws
+    source = decoy_sources([MatrixStream("x", x, [f"x{i}" for i in range(8)])], first.decoys.options, len(y))[0]
+    np.testing.assert_array_equal(source.order, np.random.default_rng([seed, 0]).permutation(len(y)))
+    again = sr.select(y, x, decoys="permuted", passes=1, seed=seed)
+    assert again.seed == seed and again.decoys.options.seed == seed
+    pd.testing.assert_frame_equal(again.decoys.table, first.decoys.table)
+    pd.testing.assert_frame_equal(again.history.drop(columns="time", errors="ignore"),
+                                  first.history.drop(columns="time", errors="ignore"))
+
+
+def test_one_seed_draws_the_split_and_the_decoys(frame):
+    first = sr.streamreg("y ~ stream(x*)", frame, validate=0.4, decoys="knockoff")
+    seed = printed_seed(first)
+    assert first.decoys.options.seed == seed
+    assert f"seed={seed} repeats the validate= split and the decoys" in " ".join(str(first.summary()).split())
+    again = sr.streamreg("y ~ stream(x*)", frame, validate=0.4, decoys="knockoff", seed=seed)
+    pd.testing.assert_index_equal(again.selected_model.train.index, first.selected_model.train.index)
+    pd.testing.assert_frame_equal(again.decoys.table, first.decoys.table)
+
+
+def test_a_given_decoy_matrix_draws_nothing(frame):
+    x, y = frame[[f"x{i}" for i in range(8)]].to_numpy(), frame["y"].to_numpy()
+    decoys = np.random.default_rng(0).normal(size=x.shape)
+    fit = sr.select(y, x, decoys=decoys)
+    assert fit.seed is None and "Seed:" not in str(fit.summary())

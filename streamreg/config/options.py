@@ -157,8 +157,8 @@ def check_options(*, family: Any = "gaussian", method: Any = None, test: str | N
         Checked by :func:`~.cov.check_cov_type` (the groups' length later, by
         :func:`~.cov.cov_structure`).
     decoys, decoy_fdr : optional
-        Checked by :func:`~streamreg.streams.decoys.check_decoys` (a seed is drawn when
-        ``seed`` is None); only a method that ``takes_decoys`` (the streamwise search) accepts
+        Checked by :func:`~streamreg.streams.decoys.check_decoys`; the call then draws them from
+        its own seed (``res.seed``, drawn when ``seed`` is None); only a method that ``takes_decoys`` (the streamwise search) accepts
         them (:func:`~.method.check_method_fits`).
     entry : {"streamreg", "select"}
         Which entry point is calling (for the "did you mean" hints of misspelt options).

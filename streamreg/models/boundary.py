@@ -237,9 +237,35 @@ def separated_by_cuts(rows: LPRows, near: np.ndarray | None = None) -> bool:
         chosen[worst] = True
 
 
+def boundary_gap(family: Any, mu: np.ndarray, y: np.ndarray | None = None) -> np.ndarray:
+    """Each fitted mean's distance from where the MLE can fail to exist: ``min(mu, 1 - mu)``
+    for a 0/1 response, ``mu`` for counts (only at zero counts when ``y`` is given), ``inf``
+    for families without that boundary.
+
+    The one measure behind the three boundary questions: :func:`~.glm_fit.needs_mle_check`
+    (any gap below ``1e-6``: run the exact test), :func:`separated_at` (rows with a gap below
+    ``1e-4`` seed its LP) and ``GLMState.boundary_share`` (the share below ``1e-4``).
+
+    Examples
+    --------
+    >>> import numpy as np, statsmodels.api as sm
+    >>> boundary_gap(sm.families.Binomial(), np.array([0.2, 0.99]))
+    array([0.2 , 0.01])
+    >>> boundary_gap(sm.families.Poisson(), np.array([1e-9, 1e-9]), y=np.array([0.0, 2.0]))
+    array([1.e-09,    inf])
+    """
+    mu = np.asarray(mu, dtype=float)
+    kind = spec_of(family).separation
+    if kind == "binary":
+        return np.minimum(mu, 1 - mu)
+    if kind == "counts":
+        return mu if y is None else np.where(np.asarray(y) == 0, mu, np.inf)
+    return np.full(mu.shape, np.inf)
+
+
 def separated_at(x: np.ndarray, y: np.ndarray, family: Any, mu: np.ndarray,
                  prior: np.ndarray | float = 1.0, rows: np.ndarray | None = None) -> bool:
-    """``not mle_exists(x[rows], y[rows], family)`` for data with a fit whose means are ``mu``.
+    """The verdict: ``not mle_exists(x[rows], y[rows], family)`` for data with a fit whose means are ``mu``.
 
     The fit's score (prior weights ``prior``) may certify the overlap
     (:func:`overlap_certified`); otherwise the LP runs over the rows that decide it
@@ -258,8 +284,7 @@ def separated_at(x: np.ndarray, y: np.ndarray, family: Any, mu: np.ndarray,
     x, y, mu = np.asarray(x, dtype=float), np.asarray(y, dtype=float), np.asarray(mu, dtype=float)
     with np.errstate(all="ignore"):
         factor = np.broadcast_to(prior * (y - mu) / (family.variance(mu) * family.link.deriv(mu)), y.shape)
-        near = np.minimum(mu, 1 - mu) if spec_of(family).separation == "binary" else mu
-        near = near < _NEAR
+        near = boundary_gap(family, mu) < _NEAR
     if rows is not None:
         x, y, factor, near = x[rows], y[rows], factor[rows], near[rows]
     lp = LPRows.build(x, y, family)

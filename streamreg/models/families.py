@@ -135,7 +135,7 @@ class FamilySpec:
         The dispersion is 1 in theory (binomial, Poisson, negative binomial); otherwise it
         is estimated (Pearson) and counted as a parameter in AIC and BIC.
     mean_range : MeanRange
-        The valid means (``invalid_means``; ``near_boundary`` via ``separation``).
+        The valid means (``invalid_means``; ``needs_mle_check`` via ``separation``).
     response : {"any", "binary", "counts", "positive"}
         What the response must be (``check_response``).
     separation : {"binary", "counts"} or None

@@ -196,6 +196,10 @@ class GaussianState:
     def log_pvalue(self, statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
         return log_sf(statistic, df, df_resid)
 
+    def boundary_share(self) -> float:
+        """0.0: least squares has no boundary where its estimate stops existing."""
+        return 0.0
+
     # ---------------------------------------------- nested comparisons (ComparableState)
     @property
     def loglik(self) -> float:

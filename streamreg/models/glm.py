@@ -53,6 +53,7 @@ from .base import (
     multi_column_reduction,
     skip_codes,
 )
+from .boundary import boundary_gap
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN_GLM, family_name, spec_of
 from .glm_fit import (
@@ -63,7 +64,7 @@ from .glm_fit import (
     GLMFit,
     fast_fit,
     glm_data,
-    near_boundary,
+    needs_mle_check,
 )
 from .likelihood_ratio import lr_statistic
 from .protocol import ComparableState
@@ -175,7 +176,7 @@ def _statsmodels_fit(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarra
     if result is not None and not trouble:
         with np.errstate(over="ignore"):
             mu = np.asarray(result.fittedvalues, dtype=float)
-        if not near_boundary(family, y, mu):
+        if not needs_mle_check(family, y, mu):
             return GLMFit(result)
     rows = None if weights is None else weights.positive_rows()
     if not (mle_exists(x, y, family) if rows is None else mle_exists(x[rows], y[rows], family)):
@@ -375,16 +376,14 @@ class GLMState:
         return None
 
     def boundary_share(self) -> float:
-        """Share of the rows whose fitted mean lies within ``1e-4`` of where the MLE stops
+        """The measure: share of the rows whose fitted mean lies within ``1e-4`` of where the MLE stops
         existing (0 or 1 for a 0/1 response, 0 for a zero count): how little information the
         current model leaves for further terms (0 for families without that boundary)."""
-        kind = spec_of(self.family).separation
-        if kind is None:
+        if spec_of(self.family).separation is None:
             return 0.0
         with np.errstate(over="ignore"):
             mu = np.asarray(self.result.fittedvalues, dtype=float)
-        near = np.minimum(mu, 1 - mu) < _NEAR_BOUNDARY if kind == "binary" else (mu < _NEAR_BOUNDARY) & (self.y == 0)
-        return float(np.mean(near))
+        return float(np.mean(boundary_gap(self.family, mu, self.y) < _NEAR_BOUNDARY))
 
     def log_pvalue(self, statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
         return log_sf(statistic, df, df_resid)

@@ -34,6 +34,7 @@ from .base import NONCONVERGENCE, SEPARATION, ObservationWeights
 from .boundary import (
     LPRows,
     a_column_separates,
+    boundary_gap,
     separated_at,
     separated_by_cuts,
     separates,
@@ -69,14 +70,9 @@ class GLMFit:
     problem: str | None = None
 
 
-def near_boundary(family: Any, y: np.ndarray, mu: np.ndarray) -> bool:
-    """Whether fitted means come within ``_SUSPECT`` of where the MLE could fail to exist."""
-    separation = spec_of(family).separation
-    if separation == "binary":
-        return bool(np.minimum(mu, 1 - mu).min() < _SUSPECT)
-    if separation == "counts":
-        return bool((mu[y == 0] < _SUSPECT).any())
-    return False
+def needs_mle_check(family: Any, y: np.ndarray, mu: np.ndarray) -> bool:
+    """The trigger: whether any fitted mean comes within ``_SUSPECT`` of where the MLE could fail to exist."""
+    return bool((boundary_gap(family, mu, y) < _SUSPECT).any())
 
 
 def below_start(llf: float, start_llf: float) -> bool:
@@ -126,7 +122,7 @@ class _Verdict:
 
     def watch(self, step: np.ndarray, mu: np.ndarray) -> bool:
         """A ``stop`` for :func:`~.irls.irls`: near the boundary, a column or the last step separates."""
-        if not near_boundary(self.data.family, self.data.y, mu):
+        if not needs_mle_check(self.data.family, self.data.y, mu):
             return False
         if not (self.by_a_column() or separates(self.lp, step)):
             return False
@@ -184,7 +180,7 @@ def _path(data: GLMData, start: np.ndarray | None, verdict: _Verdict, shortcuts:
             return None
         if cold.llf >= result.llf or trouble:
             result, trouble = cold, not cold.converged
-    if not trouble and not near_boundary(data.family, data.y, result.fittedvalues):
+    if not trouble and not needs_mle_check(data.family, data.y, result.fittedvalues):
         return GLMFit(result)
     if spec_of(data.family).separation is not None and verdict.separated(None if trouble else result):
         return GLMFit(result, SEPARATION)

@@ -7,8 +7,9 @@ them in its own module and being returned by :func:`streamreg.models.make_state`
 
 Two levels, because not every driver needs everything:
 
-* :class:`ModelState`: scoring and acceptance, all the streamwise driver uses (the
-  penalised searches read only ``y``; the results report ``test``).
+* :class:`ModelState`: scoring and acceptance, all the streamwise driver uses (with
+  ``y`` for its messages and ``boundary_share`` for its stop on separation; the penalised
+  searches read only ``y``; the results report ``test``).
 * :class:`ComparableState`: a :class:`ModelState` that can also compare nested models
   exactly, which stepwise search needs (the log-likelihood, the exact gain of one
   candidate, a refit on another set of terms).
@@ -73,6 +74,15 @@ class ModelState(Protocol):
 
     def log_pvalue(self, statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
         """Log p-values of statistics returned by :meth:`score_block` (vectorised)."""
+        ...
+
+    def boundary_share(self) -> float:
+        """Share of the rows whose fitted mean sits at the boundary where the MLE stops existing.
+
+        The streamwise driver stops a search whose terms keep separating once this exceeds
+        ``EXHAUSTED_SHARE`` (little information left); 0.0 for models without such a
+        boundary (least squares).
+        """
         ...
 
 

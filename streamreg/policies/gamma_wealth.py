@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from abc import abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -45,22 +45,38 @@ from ..validators import NONE, NUMBER, NUMBERS, TEXT
 from .base import Plan, Policy
 from .online_common import HEURISTIC, check_alpha, check_w0, exclusive_cumsum, log_leq
 from .sequences import (
+    HEDGE_FRONT,
     LORD_SEQUENCE,
     SAFFRON_SEQUENCE,
     ArraySequence,
     FlatSequence,
     LazySequence,
     MixedSequence,
+    SpendingRule,
     check_spending,
-    uniform_text,
     user_sequence,
 )
 
 #: most terms (tests x acceptances) held at once when planning a block
 _CELLS = 1 << 20
 
+#: the ``spending`` parameter's text, the same for every rule here (in place of ``SPENDING_TEXT``)
+_SPENDING_TEXT = f"""``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H`` (its candidates times
+        ``passes``, at most ``max_tests``), so that signals late in a long stream find the
+        same wealth as early ones; ``"hedged"``: ``{HEDGE_FRONT:g}`` times the default sequence plus
+        ``{1 - HEDGE_FRONT:g} / H``.  A stream of unknown length keeps the default sequence.  Not
+        combined with ``gammai``."""
+_Documented = TypeVar("_Documented", bound=type)
 
-class GammaWealthRule(Policy):
+
+def _spending_documented(cls: _Documented) -> _Documented:
+    """``cls`` with the shared text of the ``spending`` parameter in its docstring."""
+    if cls.__doc__ is not None:  # None under python -OO
+        cls.__doc__ = cls.__doc__.replace("SPENDING_TEXT", _SPENDING_TEXT)
+    return cls
+
+
+class GammaWealthRule(SpendingRule, Policy):
     """Shared machinery of the rules of the module docstring.
 
     Subclasses define :meth:`_ticks` (which rejected tests tick the clock),
@@ -75,7 +91,6 @@ class GammaWealthRule(Policy):
     alpha: float
     w0: float
     gammai: tuple[float, ...] | None
-    spending: str = "decaying"
 
 
     #: the rule's parameters beside ``alpha``, ``w0`` and ``gammai``, in the order reported
@@ -96,12 +111,6 @@ class GammaWealthRule(Policy):
         self._gamma: LazySequence | ArraySequence | FlatSequence | MixedSequence = (
             self._default_sequence if self.gammai is None else ArraySequence(np.asarray(self.gammai))
         )
-
-    def spending_description(self) -> str:
-        """How the rule spends its wealth over the stream, for the guarantee's text."""
-        if self.spending == "decaying":
-            return ""
-        return uniform_text(getattr(self, "stream_horizon", "template"), "Spending", self.spending)
 
     # -- state -------------------------------------------------------------------------
     def _reset(self) -> None:
@@ -210,6 +219,7 @@ class GammaWealthRule(Policy):
         self.n_tested += n
 
 
+@_spending_documented
 class LORDPlusPlus(GammaWealthRule):
     """LORD++ (Ramdas et al. 2017; onlineFDR ``LORD(version = "++")``).
 
@@ -230,11 +240,7 @@ class LORDPlusPlus(GammaWealthRule):
         default is onlineFDR's ``0.07720838 log(max(j, 2)) / (j exp(sqrt(log j)))``,
         computed lazily.
     spending : {"decaying", "uniform", "hedged"}, default "decaying"
-        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H`` (its candidates times
-        ``passes``, at most ``max_tests``), so that signals late in a long stream find the
-        same wealth as early ones; ``"hedged"``: ``0.1`` times the decaying default plus
-        ``0.9 / H``.  A stream of unknown length keeps the decaying default.  Not combined
-        with ``gammai``.
+        SPENDING_TEXT
 
     Examples
     --------
@@ -274,6 +280,7 @@ class LORDPlusPlus(GammaWealthRule):
         )
 
 
+@_spending_documented
 class SAFFRON(GammaWealthRule):
     """SAFFRON (Ramdas, Zrnic, Wainwright and Jordan 2018; onlineFDR ``SAFFRON``).
 
@@ -294,8 +301,7 @@ class SAFFRON(GammaWealthRule):
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
     spending : {"decaying", "uniform", "hedged"}, default "decaying"
-        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``:
-        ``0.1`` times the default plus ``0.9 / H`` (see LORD++).
+        SPENDING_TEXT
 
     Examples
     --------
@@ -344,6 +350,7 @@ class SAFFRON(GammaWealthRule):
         )
 
 
+@_spending_documented
 class ADDIS(GammaWealthRule):
     """ADDIS (Tian and Ramdas 2019; onlineFDR ``ADDIS``, synchronous version).
 
@@ -367,8 +374,7 @@ class ADDIS(GammaWealthRule):
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
     spending : {"decaying", "uniform", "hedged"}, default "decaying"
-        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``:
-        ``0.1`` times the default plus ``0.9 / H`` (see LORD++).
+        SPENDING_TEXT
 
     Examples
     --------
@@ -422,6 +428,7 @@ class ADDIS(GammaWealthRule):
         )
 
 
+@_spending_documented
 class AlphaInvestingFDR(GammaWealthRule):
     """onlineFDR's ``Alpha_investing``: alpha-investing in the SAFFRON form (Ramdas et al. 2018).
 
@@ -440,8 +447,7 @@ class AlphaInvestingFDR(GammaWealthRule):
     gammai : sequence of float, optional
         Spending sequence; default ``0.4374901658 / j^1.6`` (lazily computed).
     spending : {"decaying", "uniform", "hedged"}, default "decaying"
-        ``"uniform"``: ``g_j = 1 / H`` over the stream's horizon ``H``; ``"hedged"``:
-        ``0.1`` times the default plus ``0.9 / H`` (see LORD++).
+        SPENDING_TEXT
 
     Examples
     --------

@@ -21,7 +21,7 @@ from ..outcomes import TestOutcomes
 from ..validators import FLAG, NUMBER, TEXT
 from .base import Plan, Policy
 from .online_common import check_wealth_budget
-from .sequences import HEDGE_FRONT, INVESTING_SPENDING, check_spending, uniform_text
+from .sequences import HEDGE_FRONT, INVESTING_SPENDING, SpendingRule, check_spending
 
 
 def bid_divisor(idx: np.ndarray | float, horizon: int | None, spending: str = "uniform") -> np.ndarray | float:
@@ -66,7 +66,7 @@ def _bids_and_wealth(state: tuple[float, int, int | None, str], n: int) -> tuple
     return rejection_schedule(log_w, n_tested, n, horizon, spending)[1:]
 
 
-class _Investing(Policy):
+class _Investing(SpendingRule, Policy):
     """Shared bookkeeping of the two investing rules."""
 
     @abstractmethod
@@ -81,9 +81,9 @@ class _Investing(Policy):
         """Whether an acceptance also costs its bid (alpha-investing: yes)."""
         return True
 
-    #: ``"decaying"`` (bids ``w / (2 i)``), ``"uniform"`` (the wealth spread over the horizon) or
-    #: ``"hedged"`` (a tenth of each bid front-loaded as ``w / (2 i)``, the rest uniform)
-    spending: str = "decaying"
+    #: spending: ``"decaying"`` (bids ``w / (2 i)``), ``"uniform"`` (the wealth spread over the
+    #: horizon) or ``"hedged"`` (a tenth of each bid front-loaded as ``w / (2 i)``, the rest uniform)
+    _spread_word = "Bids"
 
     def _reset(self) -> None:
         self._log_w = math.log(self._initial_wealth() * self.share)
@@ -234,13 +234,8 @@ class AlphaInvesting(_Investing):
             "valid when each null p-value is super-uniform given the past tests; with no signal in the "
             f"stream, P(any selection) <= w0 = {self.w0:g}. Streamwise p-values "
             "come from nested fits to one response and are not independent, so this is approximate here."
-            + self._spending_text()
+            + self.spending_description()
         )
-
-    def _spending_text(self) -> str:
-        if self.spending == "decaying":
-            return ""
-        return uniform_text(getattr(self, "stream_horizon", "template"), "Bids", self.spending)
 
 
 class InformationInvesting(_Investing):

@@ -166,6 +166,25 @@ def uniform_text(horizon: object, what: str, spending: str = "uniform") -> str:
     return " The stream's length is unknown, so the spending follows the decaying sequence."
 
 
+class SpendingRule:
+    """The ``spending=`` option of a wealth rule, and the guarantee's sentence on it.
+
+    Mixed into the investing rules (which spread their bids) and the gamma-wealth rules
+    (which spread their spending sequence): one text for both, naming what is spread.
+    """
+
+    #: ``"decaying"``, ``"uniform"`` or ``"hedged"`` (:data:`SPENDING`)
+    spending: str = "decaying"
+    #: the guarantee's word for what is spread over the stream
+    _spread_word = "Spending"
+
+    def spending_description(self) -> str:
+        """How the rule spends its wealth over the stream, for the guarantee's text ("" when decaying)."""
+        if self.spending == "decaying":
+            return ""
+        return uniform_text(getattr(self, "stream_horizon", "template"), self._spread_word, self.spending)
+
+
 LORD_SEQUENCE = LazySequence(lord_gamma)
 SAFFRON_SEQUENCE = LazySequence(saffron_gamma)
 

@@ -43,8 +43,15 @@ def check_use_t(use_t: Any) -> bool | None:
                      f"dispersion), got {use_t!r}")
 
 
-def default_use_t(family: Any, robust: bool) -> bool:
-    """R's convention: t when the family estimates its dispersion and the covariance is the model's.
+def default_use_t(family: Any, robust: bool, *, refit: bool = False) -> bool:
+    """Whether inference uses t when ``use_t=`` is not given: the one rule for the results and the refit.
+
+    The results' p-values follow R's convention: t when the family estimates its dispersion
+    and the covariance is the model's.  ``refit=True`` asks the narrower question of what
+    statsmodels' own ``fit(use_t=)`` of the refit gets: t only for least squares fitted as a
+    GLM (an offset or frequency weights; as the OLS it stands for) and the quasi families
+    (``scale="X2"``, as R's ``summary.glm``), so that ``.fit`` is otherwise statsmodels' own.
+    Robust covariances keep statsmodels' normal inference either way.
 
     Examples
     --------
@@ -53,8 +60,15 @@ def default_use_t(family: Any, robust: bool) -> bool:
     (True, False)
     >>> default_use_t(sm.families.Gamma(), robust=True)  # statsmodels' robust inference is normal
     False
+    >>> default_use_t(sm.families.Gamma(), robust=False, refit=True), default_use_t(sm.families.Gaussian(), False, refit=True)
+    (False, True)
     """
-    return spec_of(family).estimates_dispersion and not robust
+    if robust:
+        return False
+    spec = spec_of(family)
+    if refit:
+        return spec.least_squares or spec.refit_scale is not None
+    return spec.estimates_dispersion
 
 
 def resolved_use_t(model: SelectedModel, fit: Any) -> bool:

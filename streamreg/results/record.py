@@ -122,7 +122,7 @@ class SelectionRecord:
     missing_by_column : mapping
         The used columns holding missing values, and how many each holds.
     seed : SeedUse
-        The seed of the random split and orders (given, or drawn when none was) and what it
+        The seed of the random split, orders and decoys (given, or drawn when none was) and what it
         drove; ``SeedUse()`` when nothing was random.
 
     Examples

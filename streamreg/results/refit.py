@@ -45,9 +45,10 @@ from statsmodels.regression.linear_model import (
 from ..models import spec_of
 from ..models.base import ObservationWeights, column_scales
 from ..models.boundary import separated_at
-from ..models.glm import invalid_means, near_boundary
+from ..models.glm import invalid_means, needs_mle_check
 from ..models.negbin import estimated_family
 from ..models.robust import NONROBUST, RobustCov
+from .inference import default_use_t
 
 #: rescale when column scales differ by more than this factor (below it the pseudo-inverse
 #: loses no digits that matter, and statsmodels' own results object is returned unchanged)
@@ -90,8 +91,8 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
     for least squares with an offset or frequency weights), all on the design ``x`` as given
     (names and units of the user's columns).  ``weights``: the offset and weights of the fit;
     ``cov``: the covariance type of ``bse``, ``pvalues``, ``conf_int()`` and the summary;
-    ``use_t``: statsmodels' ``fit(use_t=)`` (None: statsmodels' default, t for least squares
-    and the quasi families).
+    ``use_t``: statsmodels' ``fit(use_t=)`` (None: ``default_use_t(family, robust, refit=True)``,
+    t for least squares fitted as a GLM and the quasi families).
     """
     if weights is not None and weights.empty:
         weights = None
@@ -109,12 +110,11 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
             if least_squares:
                 fit = _ols(y, x, scales, None if weights is None else weights.var_weights, cov, use_t)
             else:
-                # least squares as a GLM, and the quasi families (R's summary.glm), report t tests
                 if use_t is None:
-                    use_t = (ols or spec_of(family).refit_scale is not None) and not cov.robust
+                    use_t = default_use_t(family, cov.robust, refit=True)
                 fit = _glm(y, x, family, scales, weights, use_t=use_t, cov=cov, start=start)
             fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
-    suspect = not ols and near_boundary(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
+    suspect = not ols and needs_mle_check(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
     rows = None if weights is None else weights.positive_rows()  # a zero frequency weight: no observation
     prior = 1.0 if weights is None or weights.prior is None else weights.prior
     problems = theta_problems + refit_problems(caught, x.shape, suspect=suspect, separated=lambda: separated_at(

@@ -170,8 +170,8 @@ class StreamRegResults(RefitAccessors, ResultPredictions, ResultPlots):
 
     @property
     def seed(self) -> Any:
-        """The seed of the random split (``validate=``) and random orders: ``seed=`` as given, or the
-        one drawn when none was; None when nothing was random.  ``seed=res.seed`` repeats the run.
+        """The seed of the random split (``validate=``), random orders and decoys: ``seed=`` as given,
+        or the one drawn when none was; None when nothing was random.  ``seed=res.seed`` repeats the run.
 
         Examples
         --------

@@ -7,12 +7,13 @@ by name, as the entry points refuse it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from ..streams.decoys import DecoyOptions
+from ..streams.passes import passes_for
 from ..validators import _got, _is_int, _is_real, check_bool, check_count, check_integer
 
 #: the stopping rules of a search, in the order they are named in messages
@@ -75,7 +76,18 @@ class SearchOptions:
 
     def passes_for(self, holds_candidates: bool) -> int:
         """The passes over a stream that does (or does not) hold its candidates in memory."""
-        return self.passes if holds_candidates or self.lazy_passes is None else self.lazy_passes
+        return passes_for(holds_candidates, self.passes, self.lazy_passes)
+
+    @property
+    def draws_decoys(self) -> bool:
+        """Whether the search draws decoys at random (``decoys="permuted"`` or ``"knockoff"``)."""
+        return self.decoys is not None and self.decoys.drawn
+
+    def seeded(self, seed: Any) -> SearchOptions:
+        """These options with the decoys drawn from ``seed``, the run's seed (unchanged without drawn decoys)."""
+        if self.decoys is None or not self.decoys.drawn:
+            return self
+        return replace(self, decoys=self.decoys.seeded(seed))
 
     @property
     def has_stopping_rule(self) -> bool:

@@ -179,7 +179,7 @@ class StreamwiseRun:
             return False
         self.separating = self.separating + 1 if reason == SEPARATION else 0 if reason is None else self.separating
         return self.separating >= SEPARATION_STOP and \
-            getattr(self.model, "boundary_share", lambda: 0.0)() > EXHAUSTED_SHARE
+            self.model.boundary_share() > EXHAUSTED_SHARE
 
     # -- the steps of a run ----------------------------------------------------------------
     def score(self, lane: Lane, buf: TermBlock) -> None:
@@ -187,7 +187,7 @@ class StreamwiseRun:
         if lane.outcomes is not None and lane.codes is not None:
             return
         lane.outcomes, lane.codes = self.model.score_block(buf.block)
-        check_finite(lane.outcomes.statistic, buf, getattr(self.model, "y", None))
+        check_finite(lane.outcomes.statistic, buf, self.model.y)
         if self.decoys is not None:
             self.decoys.score(lane.index, buf, self.model, lane.codes)
 

@@ -8,7 +8,7 @@ the candidates: a row-permuted copy (``"permuted"``), a Gaussian model-X knockof
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -18,7 +18,7 @@ from .base import Stream, TermBlock
 from .knockoffs import gaussian_knockoffs
 
 __all__ = ["DECOY_KINDS", "DecoyOptions", "DecoySource", "MatrixDecoys", "PermutedDecoys", "check_decoys",
-           "decoy_sources"]
+           "decoy_seed", "decoy_sources"]
 
 DECOY_KINDS = ("permuted", "knockoff")
 
@@ -33,12 +33,21 @@ class DecoyOptions:
     seed: int
     matrix: np.ndarray | None = field(default=None, repr=False)
 
+    @property
+    def drawn(self) -> bool:
+        """Whether the decoys are drawn at random (permuted or knockoff; a given matrix is not)."""
+        return self.kind != "given"
+
+    def seeded(self, seed: int | np.random.Generator | np.random.SeedSequence | None) -> DecoyOptions:
+        """These options drawing their decoys from ``seed`` (the run's seed, as ``res.seed`` reports it)."""
+        return replace(self, seed=decoy_seed(seed)) if self.drawn else self
+
     def describe(self) -> str:
         what = {"permuted": "a row-permuted copy of each candidate",
                 "knockoff": "a Gaussian model-X knockoff copy of each candidate (equicorrelated, "
                             "Ledoit-Wolf correlation)",
                 "given": "the decoy matrix supplied"}[self.kind]
-        return f"{what} (seed {self.seed})" if self.kind != "given" else what
+        return f"{what} (seed {self.seed})" if self.drawn else what
 
 
 def check_decoys(decoys: Any, decoy_fdr: Any,
@@ -78,12 +87,18 @@ def check_decoys(decoys: Any, decoy_fdr: Any,
                 or not 0 < float(decoy_fdr) < 1:
             raise ValueError(f"decoy_fdr must be a number in (0, 1), got {decoy_fdr!r}")
         fdr = float(decoy_fdr)
-    return DecoyOptions(kind, fdr, _decoy_seed(seed), matrix)
+    return DecoyOptions(kind, fdr, decoy_seed(seed), matrix)
 
 
-def _decoy_seed(seed: int | np.random.Generator | np.random.SeedSequence | None) -> int:
+def decoy_seed(seed: int | np.random.Generator | np.random.SeedSequence | None) -> int:
     """An integer seed to record and print: ``seed`` itself, or drawn (from a copy of a
-    generator, which is left as it is)."""
+    generator, which is left as it is).
+
+    Examples
+    --------
+    >>> decoy_seed(12), decoy_seed(np.random.default_rng(0)) == decoy_seed(np.random.default_rng(0))
+    (12, True)
+    """
     if seed is None:
         return int(np.random.default_rng().integers(2**32))
     if isinstance(seed, np.random.SeedSequence):

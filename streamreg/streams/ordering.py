@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from ..lexer import FormulaError
+from ..screening import order_columns
+from ..screening.ordering import order_needs_y, order_scores
 from .arrays import MatrixStream
 from .base import Stream
 from .sparse import SparseMatrixStream, is_sparse, sparse_variances
@@ -45,12 +47,6 @@ def order_uses_y(order: Order) -> bool:
         raise TypeError(f"order= must be a string or a callable, got {type(order).__name__}")
     if isinstance(order, str) and order.lower() in Y_FREE_ORDERS:
         return False
-    try:
-        from ..screening.ordering import (
-            order_needs_y,  # screening is imported only when used
-        )
-    except ImportError:  # pragma: no cover - the screening package ships with streamreg
-        raise ValueError(f"unknown order {order!r}; use one of {Y_FREE_ORDERS} or a callable") from None
     if callable(order):
         return order_needs_y(order)
     try:
@@ -152,8 +148,6 @@ def candidate_order(values: np.ndarray | Any | None, order: Order, *, y: np.ndar
     if values is None:
         raise ValueError(f"{what}: order={order!r} needs single-column candidates to score")
     if callable(order):
-        from ..screening.ordering import order_scores
-
         return np.argsort(-order_scores(order, values, y, int(values.shape[1]), what), kind="stable")
     if order.lower() == "variance":
         return np.argsort(-(sparse_variances(values) if is_sparse(values) else np.var(values, axis=0)), kind="stable")
@@ -161,8 +155,6 @@ def candidate_order(values: np.ndarray | Any | None, order: Order, *, y: np.ndar
         raise ValueError(f"{what}: unknown order {order!r}")
     if y is None:
         raise ValueError(f"{what}: order={order!r} ranks by a screening score and needs the response")
-    from ..screening import order_columns
-
     return np.asarray(order_columns(values, y, order=order, seed=seed), dtype=int)
 
 

@@ -227,6 +227,20 @@ class PassesStream(Stream):
         self.inner.on_accept(term)
 
 
+def passes_for(holds_candidates: bool, passes: int, lazy_passes: int | None = None) -> int:
+    """The passes over a stream that does (or does not) hold its candidates in memory.
+
+    ``lazy_passes`` applies to a stream that does not (it re-reads its source on every
+    pass); None gives every stream ``passes``.
+
+    Examples
+    --------
+    >>> passes_for(True, 3, lazy_passes=1), passes_for(False, 3, lazy_passes=1), passes_for(False, 3)
+    (3, 1, 3)
+    """
+    return passes if holds_candidates or lazy_passes is None else lazy_passes
+
+
 def arrange_streams(streams: list[Stream], *, multistream: bool = True, passes: int = 1,
                     name: str = "all", lazy_passes: int | None = None, hold_last: bool = False) -> list[Stream]:
     """The streams the search runs: as given, or concatenated; with extra passes if asked.
@@ -256,7 +270,7 @@ def arrange_streams(streams: list[Stream], *, multistream: bool = True, passes: 
         raise ValueError(f"lazy_passes must be a positive integer, got {lazy_passes!r}")
     out: list[Stream] = []
     for s in streams:
-        k = passes if lazy_passes is None or s.holds_candidates else lazy_passes
+        k = passes_for(s.holds_candidates, passes, lazy_passes)
         hold = hold_last and s.holds_candidates
         out.append(PassesStream(s, k, hold_last=hold) if k > 1 or hold else s)
     return out

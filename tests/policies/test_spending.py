@@ -179,3 +179,22 @@ def test_hedged_bids_rise_near_the_horizon_and_the_screen_allows_for_it():
     picks = [sr.select(y, X, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="hedged",
                        block_size=bs, passes=1).selected_terms for bs in (1, 600)]
     assert picks[0] == picks[1] == [f"x{j}"]
+
+
+def test_the_spending_parameter_has_one_text_in_every_gamma_wealth_rule():
+    """LORD++, SAFFRON, ADDIS and alpha-investing-fdr document ``spending`` with one shared text,
+    whose hedged share is the one the rules use."""
+    import inspect
+
+    from streamreg.policies import ADDIS, AlphaInvestingFDR
+    from streamreg.policies.sequences import HEDGE_FRONT
+
+    def spending_entry(cls):
+        doc = inspect.getdoc(cls)
+        return doc[doc.index("spending : "):doc.index("Examples")]
+
+    texts = {spending_entry(cls) for cls in (LORDPlusPlus, SAFFRON, ADDIS, AlphaInvestingFDR)}
+    assert len(texts) == 1
+    text = " ".join(texts.pop().split())
+    assert "SPENDING_TEXT" not in text
+    assert f"``{HEDGE_FRONT:g}`` times the default sequence plus ``{1 - HEDGE_FRONT:g} / H``" in text

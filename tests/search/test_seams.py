@@ -10,7 +10,7 @@ import statsmodels.api as sm
 
 import streamreg as sr
 from streamreg.models import ComparableState, GaussianState, GLMState, make_state
-from streamreg.models.base import CandidateBlock
+from streamreg.models.base import SEPARATION, CandidateBlock
 from streamreg.outcomes import TestOutcomes
 from streamreg.policies import AlphaInvesting, Plan, Policy
 from streamreg.search import (
@@ -21,6 +21,8 @@ from streamreg.search import (
     Stepwise,
     Streamwise,
     resolve_method,
+    streamwise_run,
+    streamwise_search,
 )
 from streamreg.search.history import HistoryRecorder, Status
 from streamreg.search.result import SELECTED_COLUMNS, SearchResult, per_stream_table
@@ -58,6 +60,9 @@ class ProxyState:
 
     def log_pvalue(self, statistic, df, df_resid):
         return self.inner.log_pvalue(statistic, df, df_resid)
+
+    def boundary_share(self):
+        return self.inner.boundary_share()
 
     @property
     def loglik(self):
@@ -103,6 +108,36 @@ def test_a_foreign_state_drives_every_search_to_the_same_decisions(method, famil
     assert proxy.calls["score_block"] > 0 and proxy.calls["accept"] >= len(res.accepted)
     if method.startswith("stepwise"):  # removals compare refits of the reduced models
         assert proxy.calls["refit"] > 0
+
+
+class SeparatingState(ProxyState):
+    """A foreign backend whose every acceptance separates, at a chosen share of rows at the boundary."""
+
+    def __init__(self, inner, share):
+        super().__init__(inner)
+        self.share = share
+
+    def accept(self, values):
+        self.calls["accept"] += 1
+        return SEPARATION
+
+    def boundary_share(self):
+        return self.share
+
+
+@pytest.mark.parametrize("share", [0.0, 0.9])
+def test_the_separation_stop_reads_boundary_share_of_the_protocol(share, monkeypatch):
+    """The driver stops after SEPARATION_STOP refusals only when the state says that most rows sit
+    at the boundary (``ModelState.boundary_share``), whatever the backend."""
+    monkeypatch.setattr(streamwise_run, "SEPARATION_STOP", 2)
+    X, y = _data(3)
+    state = SeparatingState(make_state(y, np.ones((len(y), 1)), sm.families.Gaussian(), None), share)
+    res = streamwise_search(state, [MatrixStream("a", X, [f"x{j}" for j in range(24)])], AlphaInvesting())
+    assert res.accepted == []
+    if share > streamwise_run.EXHAUSTED_SHARE:
+        assert res.stopped_by == "separation" and state.calls["accept"] == 2
+    else:
+        assert res.stopped_by == "exhausted" and state.calls["accept"] >= 3  # x2, x9 and x17 all refused
 
 
 @pytest.mark.parametrize("state", [

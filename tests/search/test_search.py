@@ -20,6 +20,7 @@ class FixedPModel:
     """A stand-in model whose p-value for candidate id k is P[k], whatever was accepted."""
 
     n = 10
+    y = np.zeros(n)
 
     def __init__(self, pvalues):
         self.p = pvalues
@@ -37,6 +38,9 @@ class FixedPModel:
 
     def log_pvalue(self, s, d, r):
         return log_sf(s, d, r)
+
+    def boundary_share(self):
+        return 0.0
 
 
 def _id_stream(name, ids):

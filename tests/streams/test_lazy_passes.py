@@ -16,6 +16,7 @@ import pytest
 import streamreg as sr
 from streamreg.search import SearchOptions
 from streamreg.streams.arrays import MatrixStream
+from streamreg.streams.generated import ColumnsStream
 from streamreg.streams.passes import PassesStream, arrange_streams
 
 
@@ -77,3 +78,17 @@ def test_a_dask_array_gets_one_pass_and_the_one_pass_numpy_decisions():
     assert fit.history["pass"].max() == 1
     assert fit.selected_terms == ref.selected_terms
     np.testing.assert_allclose(fit.history["level"].to_numpy(float), ref.history["level"].to_numpy(float), rtol=1e-12)
+
+
+@pytest.mark.parametrize("lazy_passes", [None, 1, 2])
+def test_arrange_streams_gives_each_stream_the_passes_of_search_options(lazy_passes):
+    """The streams the search runs have the passes ``SearchOptions.passes_for`` reports (one rule)."""
+    X, _ = _data()
+    names = [f"x{j}" for j in range(X.shape[1])]
+    held = MatrixStream("m", X, names)
+    lazy = ColumnsStream("g", names, lambda idx: X[:, idx])
+    assert not lazy.holds_candidates
+    opts = SearchOptions(passes=3, lazy_passes=lazy_passes)
+    out = arrange_streams([held, lazy], passes=opts.passes, lazy_passes=opts.lazy_passes)
+    got = [getattr(s, "passes", 1) for s in out]
+    assert got == [opts.passes_for(True), opts.passes_for(False)] == [3, 3 if lazy_passes is None else lazy_passes]
