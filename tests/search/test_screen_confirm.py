@@ -194,3 +194,54 @@ def test_per_pass_under_no_signal_selects_with_probability_about_w0() -> None:
         hits += bool(sr.select(y, x, method=policy, passes=3).selected_terms)
     assert hits / runs <= 0.2 + 3 * np.sqrt(0.2 * 0.8 / runs)
     assert stats.binom.cdf(hits, runs, 0.2) > 1e-4  # and not absurdly conservative either
+
+
+# -- the robust score test of the score-f families -------------------------------------------
+def _boos_statistic(y: np.ndarray, base: np.ndarray, extra: np.ndarray) -> float:
+    """Boos (1992)'s robust score statistic from statsmodels' GLM pieces: the score contributions
+    and Hessian of the augmented Poisson model at the restricted fit, V = sum_i (s2_i - H21 H11^-1 s1_i)^2."""
+    model = sm.GLM(y, base, family=sm.families.Poisson())
+    fit = model.fit(tol=1e-13)
+    ex = np.column_stack([base, extra])
+    factor = model.score_factor(fit.params)
+    hess = (ex.T * model.hessian_factor(fit.params)) @ ex
+    k = base.shape[1]
+    s = factor[:, None] * ex
+    adjusted = s[:, k:] - s[:, :k] @ np.linalg.solve(hess[:k, :k], hess[:k, k:])
+    score = s[:, k:].sum(0)
+    return float(score @ np.linalg.solve(adjusted.T @ adjusted, score))
+
+
+def test_poisson_confirmation_uses_the_robust_score_test() -> None:
+    """A score-f family (Poisson) is confirmed by the robust score test (chi-square), each row equal
+    to Boos's statistic built from statsmodels' score and Hessian; one huge count cannot make a
+    null column significant."""
+    rng = np.random.default_rng(4)
+    n, m = 300, 40
+    x = rng.normal(size=(n, m))
+    y = rng.poisson(np.exp(0.5 + 0.4 * x[:, 3] - 0.4 * x[:, 20])).astype(float)
+    fit = sr.select(y, x, family="poisson", method="screen-confirm", passes=2)
+    screening, confirming = _phases(fit)
+    screened = [_index(t) for t in screening.loc[screening["status"] == "screened in", "term"]]
+    for row in confirming.head(15).itertuples():
+        j = _index(row.term)
+        base = sm.add_constant(x[:, [k for k in screened if k != j]]) if len([k for k in screened if k != j]) \
+            else np.ones((n, 1))
+        expected = _boos_statistic(y, base, x[:, [j]])
+        assert row.statistic == pytest.approx(expected, rel=1e-7)
+        assert row.pvalue == pytest.approx(stats.chi2.sf(expected, 1), rel=1e-6)
+    assert "robust score tests" in fit.summary().as_text().replace("\n", " ")
+
+
+def test_one_huge_count_does_not_confirm_a_null_column() -> None:
+    rng = np.random.default_rng(7)
+    n = 400
+    x = rng.normal(size=(n, 50))
+    y = rng.poisson(3.0, size=n).astype(float)
+    x[17, 9] = 8.0
+    y[17] = 900.0  # a count the Poisson variance cannot explain, on the row where x9 is extreme
+    model_based = sr.select(y, x, family="poisson", method="alpha-investing", w0=0.05, alpha_delta=0.02,
+                            spending="uniform", test="score")
+    confirmed = sr.select(y, x, family="poisson", method="screen-confirm", passes=2)
+    assert "x9" in model_based.selected_terms  # the fixed-dispersion score test is fooled
+    assert "x9" not in confirmed.selected_terms
