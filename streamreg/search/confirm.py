@@ -9,14 +9,15 @@ true term that arrives early is missed, and one that arrives after its peers is 
 ``w0 = alpha_delta = 0.05`` over three passes, against 1.0 for abess).
 
 How.  (1) *Screen*: the streamwise search under alpha-investing with a large initial wealth
-(``screen_w0``, default 1: about one false entry per stream under no signal) and the
-confirmation's payout, spending uniform over its passes; its model ``S`` holds most true
-terms and a few false ones.  (2) *Confirm*: every candidate is tested once against ``S`` --
-a candidate outside ``S`` by the search's own test of adding it to ``S``, a term of ``S`` by
-the same test of adding it to ``S`` without it (a drop-one test) -- and alpha-investing
-with wealth ``w0`` and payout ``alpha_delta``, spread evenly over these tests, decides in
-stream order.  No test changes the model, so the tests are computed in blocks first and the
-rule runs over them.  The selected terms are those the confirmation accepts.
+(``screen_w0``) and the confirmation's payout, spending uniform over its passes; its model
+``S`` holds most true terms and a few false ones.  (2) *Confirm*, every candidate tested
+once, under alpha-investing with wealth ``w0`` and payout ``alpha_delta`` spread evenly over
+these tests: first the terms of ``S``, last-entered first, each by the search's own test of
+adding it to the terms of ``S`` still kept less itself (a rejected term leaves before the next
+test, so of two near-copies the later leaves and the earlier is tested without it: a drop-one
+test of each against all of ``S`` would reject both); then every other candidate, in stream
+order, against the kept terms.  Those tests change no model, so they are computed in blocks
+and the rule runs over them.  The selected terms are those the confirmation accepts.
 
 What it guarantees.  The confirmation is an alpha-investing run, so mFDR <= ``alpha_delta``
 holds when each null test is super-uniform given the earlier ones.  Here the tests are made
@@ -66,7 +67,7 @@ class ConfirmingInvesting(AlphaInvesting):
     alpha_delta : float, default 0.05
         Payout of an acceptance (screening and confirmation); the mFDR level.
     screen_w0 : float, default 1.0
-        Initial wealth of the screening search, in (0, 1].
+        Initial wealth of the screening search, in (0, 1] (``method=None`` uses 0.5).
 
     Examples
     --------
@@ -89,7 +90,7 @@ class ConfirmingInvesting(AlphaInvesting):
         eta = self.w0 / self.alpha_delta
         return (
             f"Screened by alpha-investing (w0 = {self.screen_w0:g}), then every candidate tested once against "
-            f"the screened model and confirmed by alpha-investing: mFDR = E[V]/(E[R] + {eta:g}) <= "
+            f"the screened model (its own terms by backward elimination) and confirmed by alpha-investing: mFDR = E[V]/(E[R] + {eta:g}) <= "
             f"{self.alpha_delta:g} (V false, R all selections) when each null test is super-uniform given the "
             "earlier ones. The tests are made against a model chosen from the same data, so this holds "
             "approximately (bench/bench_null_glm.py measures it); with no signal, P(any selection) is about "
@@ -172,9 +173,9 @@ def _confirming_test(state: Any, block: CandidateValues) -> tuple[TestOutcomes, 
     return state.score_block(block)
 
 
-def _drop_one(state: Any, fixed: np.ndarray, screened: list[AcceptedTerm], term: AcceptedTerm) -> TestOutcomes | None:
-    """The test of adding ``term`` to the screened model without it (None when that model cannot be fitted)."""
-    others = [t.values for t in screened if t is not term]
+def _drop_one(state: Any, fixed: np.ndarray, kept: list[AcceptedTerm], term: AcceptedTerm) -> TestOutcomes | None:
+    """The test of adding ``term`` to the kept terms without it (None when that model cannot be fitted)."""
+    others = [t.values for t in kept if t is not term]
     try:
         reduced = state.refit(fixed, others)
     except ValueError:
@@ -186,37 +187,77 @@ def _drop_one(state: Any, fixed: np.ndarray, screened: list[AcceptedTerm], term:
 
 def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStream], template: ConfirmingInvesting,
              fixed: np.ndarray, options: SearchOptions) -> SearchResult:
-    """Test every candidate against the screened model (the state as the screening left it) and
-    let the confirming rule decide; the result reports both phases."""
-    in_model = screened.accepted
+    """Confirm the screened terms by backward elimination, then test every other candidate against
+    the confirmed model; each stream's rule decides its candidates.  The result reports both phases.
+
+    The screened terms are tested last-entered first, each against the screened terms still kept
+    less itself, and a rejected one leaves the model before the next test: of two near-copies (a
+    radius and a perimeter) the later-entered is tested against the earlier and leaves, and the
+    earlier is then tested without it.  The order is fixed by the screening, so every level is set
+    before its test."""
+    in_model = list(screened.accepted)
     pass_no = max(s.passes for s in streams) + 1
     rec = HistoryRecorder(keep=options.history)
-    terms: list[AcceptedTerm] = []
     rows: list[dict] = []
-    policies, tested, final_wealth, initial = {}, [], [], {}
-    test_no = screened.n_tests
-    for stream in streams:
-        tests = _stream_tests(state, fixed, in_model, stream)
+    held = {s.name: s.held() for s in streams}  # read one block at a time below
+    policies: dict[str, Any] = {}
+    initial: dict[str, float] = {}
+    for s in streams:
+        n_tests = sum(t.stream == s.name for t in in_model) + sum(len(e) for e in held[s.name])
         policy = template.spawn()
-        policy.start(n_obs=state.n, share=1.0 / len(streams), n_candidates=len(tests), horizon=len(tests))
-        initial[stream.name] = policy.wealth
-        if tests.outcomes is not None:
-            o = tests.outcomes
-            level, accept = run_rule(policy, o)
-            log_p = o.log_p
-            rec.add(stream.name, tests.names, test=test_no + 1 + np.arange(len(tests)), statistic=o.statistic,
-                    df=o.df, df_resid=o.df_resid, log_p=log_p, level=level,
-                    status=np.where(accept, int(ACCEPTED), int(REJECTED)), pass_=pass_no)
-            for i in np.flatnonzero(accept):
-                term = tests.term(int(i))
-                terms.append(term)
-                rows.append(_row(term.name, stream.name, test_no + 1 + int(i), o.take([int(i)]),
-                                 float(log_p[i]), float(level[i])))
-        test_no += len(tests)
-        policies[stream.name] = policy
-        tested.append(policy.n_tested)
-        final_wealth.append(policy.wealth)
+        policy.start(n_obs=state.n, share=1.0 / len(streams), n_candidates=max(n_tests, 1), horizon=max(n_tests, 1))
+        policies[s.name], initial[s.name] = policy, policy.wealth
+    test_no = screened.n_tests
+    kept = list(in_model)
+    for term in reversed(in_model):  # backward elimination of the screened terms
+        o = _drop_one(state, fixed, kept, term)  # kept: the screened terms not rejected so far
+        if o is None or term.stream not in policies:
+            continue
+        level, accept = run_rule(policies[term.stream], o)
+        test_no += 1
+        log_p = o.log_p
+        rec.add(term.stream, [term.name], test=test_no, statistic=o.statistic, df=o.df, df_resid=o.df_resid,
+                log_p=log_p, level=level, status=int(ACCEPTED if accept[0] else REJECTED), pass_=pass_no)
+        if accept[0]:
+            rows.append(_row(term.name, term.stream, test_no, o, float(log_p[0]), float(level[0])))
+        else:
+            kept = [t for t in kept if t is not term]
+    refit: Any = getattr(state, "refit")  # noqa: B009 -- checked in run(); ModelState does not declare it
+    confirmed_model: Any = state if len(kept) == len(in_model) else refit(fixed, [t.values for t in kept])
+    terms = list(kept)  # in the order they entered
+    for s in streams:  # every other candidate against the confirmed model, in stream order
+        parts: list[TestOutcomes] = []
+        sources: list[tuple[int, int]] = []  # (held entry, position in it): blocks are re-read, not kept
+        names: list[str] = []
+        entries = held[s.name]
+        for k, entry in enumerate(entries):
+            tb = s.read(entry)
+            out, codes = _confirming_test(confirmed_model, tb.block)
+            keep = np.flatnonzero(codes == TESTED)
+            parts.append(out.take(keep))
+            sources.extend((k, int(j)) for j in keep)
+            names.extend(tb.names[int(j)] for j in keep)
+        if not sources:
+            continue
+        o = TestOutcomes.concatenate(parts)
+        level, accept = run_rule(policies[s.name], o)
+        log_p = o.log_p
+        rec.add(s.name, names, test=test_no + 1 + np.arange(len(names)), statistic=o.statistic, df=o.df,
+                df_resid=o.df_resid, log_p=log_p, level=level,
+                status=np.where(accept, int(ACCEPTED), int(REJECTED)), pass_=pass_no)
+        for i in np.flatnonzero(accept):
+            k, j = sources[int(i)]
+            tb = s.read(entries[k])
+            spec = None if tb.specs is None else tb.specs[j]
+            terms.append(AcceptedTerm(name=tb.names[j], stream=s.name, values=tb.block.term(j).copy(),
+                                      columns=term_columns(tb.names, tb.columns, j), spec=spec))
+            rows.append(_row(tb.names[j], s.name, test_no + 1 + int(i), o.take([int(i)]), float(log_p[i]),
+                             float(level[i])))
+        test_no += len(names)
     names = [s.name for s in streams]
+    tested = [policies[n].n_tested for n in names]
+    final_wealth = [policies[n].wealth for n in names]
+    rows.sort(key=lambda r: r["test"])
     result = SearchResult(
         history=partial(_both_phases, screened, rec, getattr(state, "log_pvalue", None)),
         accepted=terms,
@@ -232,65 +273,10 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
     )
     result.passes = pass_no
     robust = " (robust score tests: Boos 1992)" if getattr(state, "test", "") == "score-f" else ""
-    result.confirmation = (f"{len(in_model)} term(s) screened in over {pass_no - 1} pass(es); "
-                           f"{len(terms)} confirmed in a confirmation pass of {test_no - screened.n_tests} "
-                           f"tests{robust}")
+    result.confirmation = (f"{len(in_model)} term(s) screened in over {pass_no - 1} pass(es); {len(kept)} of them "
+                           f"kept by backward elimination, {len(terms) - len(kept)} more confirmed against them, in "
+                           f"a confirmation pass of {test_no - screened.n_tests} tests{robust}")
     return result
-
-
-class _StreamTests:
-    """One stream's confirmation tests in stream order: its screened terms' drop-one tests at their
-    places among its other candidates' tests against the screened model."""
-
-    def __init__(self, outcomes: TestOutcomes | None, names: list[str], sources: list[tuple[Any, int]]):
-        self.outcomes, self.names, self.sources = outcomes, names, sources
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def term(self, i: int) -> AcceptedTerm:
-        """The term of test ``i``: a screened term as it entered, or a candidate re-read."""
-        source, j = self.sources[i]
-        if isinstance(source, AcceptedTerm):
-            return source
-        tb = source
-        spec = None if tb.specs is None else tb.specs[j]
-        return AcceptedTerm(name=tb.names[j], stream=tb.stream, values=tb.block.term(j).copy(),
-                            columns=term_columns(tb.names, tb.columns, j), spec=spec)
-
-
-def _stream_tests(state: ModelState, fixed: np.ndarray, in_model: list[AcceptedTerm],
-                  stream: PassesStream) -> _StreamTests:
-    parts: list[TestOutcomes] = []
-    names: list[str] = []
-    sources: list[tuple[Any, int]] = []
-    places: list[np.ndarray] = []
-    for t in in_model:
-        if t.stream != stream.name:
-            continue
-        o = _drop_one(state, fixed, in_model, t)
-        if o is None:
-            continue
-        parts.append(o)
-        names.append(t.name)
-        sources.append((t, 0))
-        places.append(np.array([t.extra.get("position", -1)], dtype=float))
-    for entry in stream.held():
-        tb = stream.read(entry)
-        out, codes = _confirming_test(state, tb.block)
-        keep = np.flatnonzero(codes == TESTED)
-        parts.append(out.take(keep))
-        names.extend(tb.names[int(j)] for j in keep)
-        sources.extend((tb, int(j)) for j in keep)
-        places.append(np.full(len(keep), np.inf) if tb.positions is None else np.asarray(tb.positions, float)[keep])
-    if not parts:
-        return _StreamTests(None, [], [])
-    # stream order where every place is known; the screened terms first otherwise
-    where = np.concatenate(places)
-    order = np.argsort(where, kind="stable") if np.isfinite(where).all() and (where >= 0).all() \
-        else np.arange(len(where))
-    outcomes = TestOutcomes.concatenate(parts).take(order)
-    return _StreamTests(outcomes, [names[int(k)] for k in order], [sources[int(k)] for k in order])
 
 
 def _row(name: str, stream: str, test: int, o: TestOutcomes, log_p: float, level: float) -> dict:

@@ -44,49 +44,53 @@ def test_screening_is_the_streamwise_search_it_names(seed: int) -> None:
     assert not screening["accepted"].any()
 
 
+def _confirmation_models(screening: pd.DataFrame, confirming: pd.DataFrame):
+    """For each confirmation row, the columns of the model it is tested against, rebuilt from the
+    rows themselves: the screened terms last-entered first, each against the screened terms still
+    kept less itself (a rejected one leaves), then every other candidate against the kept ones."""
+    screened = [_index(t) for t in screening.loc[screening["status"] == "screened in", "term"]]
+    kept = list(screened)
+    rows = list(confirming.itertuples())
+    for row in rows[:len(screened)]:
+        j = _index(row.term)
+        assert j == screened[len(screened) - 1 - rows.index(row)]  # last entered first
+        yield row, [k for k in kept if k != j]
+        if not row.accepted:
+            kept.remove(j)
+    for row in rows[len(screened):]:
+        yield row, list(kept)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_confirmation_tests_equal_statsmodels_ols(seed: int) -> None:
-    """Outside the screened model: the partial F of adding the column (compare_f_test); inside it:
-    the t test of its coefficient in the screened model (t^2 = F)."""
+    """Each confirmation test is the partial F of adding the column to its model (compare_f_test)."""
     x, y = _problem(seed)
     fit = sr.select(y, x, method="screen-confirm", passes=2)
     screening, confirming = _phases(fit)
-    screened = [_index(t) for t in screening.loc[screening["status"] == "screened in", "term"]]
-    big = sm.OLS(y, sm.add_constant(x[:, screened])).fit()
-    inside = dict(zip(screened, big.pvalues[1:]))
-    for row in confirming.itertuples():
+    for row, base in _confirmation_models(screening, confirming):
         j = _index(row.term)
-        if j in inside:
-            expected = inside[j]
-        else:
-            bigger = sm.OLS(y, sm.add_constant(np.column_stack([x[:, screened], x[:, j]]))).fit()
-            expected = bigger.compare_f_test(big)[1]
-        assert row.pvalue == pytest.approx(expected, rel=1e-8, abs=1e-300)
+        small = sm.OLS(y, sm.add_constant(x[:, base]) if base else np.ones((len(y), 1))).fit()
+        big = sm.OLS(y, np.column_stack([small.model.exog, x[:, j]])).fit()
+        assert row.pvalue == pytest.approx(big.compare_f_test(small)[1], rel=1e-8, abs=1e-300)
     assert len(confirming) == x.shape[1]  # every candidate tested once
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_confirmation_score_tests_equal_statsmodels_glm(seed: int) -> None:
-    """Binomial: Rao's score test of adding a column to the screened model (or to it without the
-    column), as statsmodels' GLMResults.score_test computes it."""
+    """Binomial: Rao's score test of adding a column to its model, as statsmodels'
+    GLMResults.score_test computes it."""
     x, y = _problem(seed, n=300, m=60, family="binomial")
     fit = sr.select(y, x, family="binomial", method="screen-confirm", passes=2)
     screening, confirming = _phases(fit)
-    screened = [_index(t) for t in screening.loc[screening["status"] == "screened in", "term"]]
-    assert screened
-    checked = 0
-    for row in confirming.itertuples():
-        j = _index(row.term)
-        base = [k for k in screened if k != j]
+    assert (screening["status"] == "screened in").any()
+    for checked, (row, base) in enumerate(_confirmation_models(screening, confirming)):
+        if checked > 15:
+            break
         res = sm.GLM(y, sm.add_constant(x[:, base]) if base else np.ones((len(y), 1)),
                      family=sm.families.Binomial()).fit(tol=1e-12)
-        score = res.score_test(exog_extra=x[:, [j]])
+        score = res.score_test(exog_extra=x[:, [_index(row.term)]])
         assert row.statistic == pytest.approx(float(np.squeeze(score.statistic)), rel=1e-6)
         assert row.pvalue == pytest.approx(float(np.squeeze(score.pvalue)), rel=1e-5)
-        checked += 1
-        if checked > 12 and j not in screened:
-            break
-    assert checked > 12
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -222,12 +226,11 @@ def test_poisson_confirmation_uses_the_robust_score_test() -> None:
     y = rng.poisson(np.exp(0.5 + 0.4 * x[:, 3] - 0.4 * x[:, 20])).astype(float)
     fit = sr.select(y, x, family="poisson", method="screen-confirm", passes=2)
     screening, confirming = _phases(fit)
-    screened = [_index(t) for t in screening.loc[screening["status"] == "screened in", "term"]]
-    for row in confirming.head(15).itertuples():
-        j = _index(row.term)
-        base = sm.add_constant(x[:, [k for k in screened if k != j]]) if len([k for k in screened if k != j]) \
-            else np.ones((n, 1))
-        expected = _boos_statistic(y, base, x[:, [j]])
+    for checked, (row, base) in enumerate(_confirmation_models(screening, confirming)):
+        if checked > 15:
+            break
+        expected = _boos_statistic(y, sm.add_constant(x[:, base]) if base else np.ones((n, 1)),
+                                   x[:, [_index(row.term)]])
         assert row.statistic == pytest.approx(expected, rel=1e-7)
         assert row.pvalue == pytest.approx(stats.chi2.sf(expected, 1), rel=1e-6)
     assert "robust score tests" in fit.summary().as_text().replace("\n", " ")
