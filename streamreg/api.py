@@ -21,7 +21,6 @@ from .formula.design import (
     binomial_response,
     build_design,
     check_successes,
-    design_matrix,
     numeric_binomial,
     term_name,
 )
@@ -51,7 +50,7 @@ from .results.inference import check_use_t
 from .results.refit import RefitWarning
 from .row_labels import check_row_labels, observation_inputs
 from .seeds import is_random_order, seed_for, unseeded_random_items
-from .select_frame import fixed_frame, selected_design, with_selected
+from .select_frame import fixed_design, fixed_frame, selected_design, with_selected
 from .streams.inputs import as_streams, known_length
 from .streams.ordering import apply_order
 
@@ -423,11 +422,7 @@ def select(
     cov = cov_structure(opts.cov_type, opts.cov_groups, n)
     frame = fixed_frame(fixed, yname, yv)
     fixed_rhs = " + ".join((["1"] if opts.intercept else ["0"]) + [term_name(c) for c in frame.columns[1:]])
-    if fixed is None:  # the intercept alone (what patsy or plain_design would build), no frame
-        fixed_values, fixed_names = np.ones((n, int(opts.intercept))), ["Intercept"] * int(opts.intercept)
-    else:
-        fixed_x = design_matrix(fixed_rhs, frame, frame)
-        fixed_values, fixed_names = fixed_x.to_numpy(dtype=float), list(fixed_x.columns)
+    fixed_values, fixed_names = fixed_design(fixed is None, fixed_rhs, frame, opts.intercept)
     if fixed_values.shape[1] == 0:
         raise ValueError("the model has no fixed column; keep intercept=True or pass fixed=")
     check_fixed_values(fixed_values, fixed_names, n)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .formula.checks import check_fixed_columns
-from .formula.matrices import plain_names
+from .formula.matrices import design_matrix, plain_names
 from .formula.names import term_name
 from .streams.base import AcceptedTerm
 from .validators import as_numbers
@@ -42,6 +42,16 @@ def fixed_frame(fixed: Any, yname: str, yv: np.ndarray) -> pd.DataFrame:
                          "(a Series y is named by its .name)")
     check_fixed_columns(fx, list(fx.columns), allow_missing=False)
     return pd.concat([frame, fx], axis=1)
+
+
+def fixed_design(intercept_only: bool, rhs: str, frame: pd.DataFrame, intercept: bool) -> tuple[np.ndarray, list[str]]:
+    """The fixed terms' design as values and column names: the formula ``rhs`` on ``frame``,
+    or with no ``fixed=`` columns (``intercept_only``) the intercept column that formula
+    gives (or no column), without building a frame for it."""
+    if intercept_only:
+        return np.ones((len(frame), int(intercept))), ["Intercept"] * int(intercept)
+    x = design_matrix(rhs, frame, frame)
+    return x.to_numpy(dtype=float), list(x.columns)
 
 
 def fixed_array_frame(fixed: Any, n: int) -> pd.DataFrame:

@@ -221,6 +221,7 @@ class PassesStream(Stream):
         self.inner = inner
         self.passes = int(passes)
         self.n_candidates = inner.n_candidates
+        self.holds_candidates = inner.holds_candidates
         self.pending: deque[_Reoffer] = deque()
         self.n_reoffered = 0
         self._rows: int | None = None  # rows of the stream's dense blocks (None: not dense, or not seen)
