@@ -16,7 +16,8 @@ peer's time measured in the same process a moment before or after, and their rat
 
 Sections 2-4 time their pairs in interleaved rounds (each round runs every contender once,
 so a change of load falls on all of them) and report min and median; the header line gives
-the machine's load (``uptime``).
+the machine's load (``uptime``).  Section 5 counts the Python function calls and the
+driver's runs of one call, which the load does not change.
 
 The formula path (item 1) and memory (item 5) have their own scripts:
 ``bench_formula.py`` and ``bench_memory.py``.
@@ -251,11 +252,52 @@ def stepwise(ms: list[int], seeds: range, repeat: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def python_calls(m: int, seeds: range) -> pd.DataFrame:
+    """Python function calls (cProfile's count) and driver runs per call: measures of the
+    fixed costs that the machine's load does not change."""
+    import cProfile
+    import pstats
+
+    from streamreg.search import streamwise_run
+
+    runs = [0]
+    decide = streamwise_run.StreamwiseRun.decide
+
+    def counting(self: Any, lane: Any, tested_pos: Any) -> Any:
+        runs[0] += 1
+        return decide(self, lane, tested_pos)
+
+    streamwise_run.StreamwiseRun.decide = counting  # type: ignore[method-assign]
+    rows = []
+    try:
+        for seed in seeds:
+            y, x, _ = problem(m, seed)
+            row: dict[str, Any] = {"seed": seed}
+            calls: tuple[tuple[str, Callable[[], Any]], ...] = (
+                ("select()", lambda y=y, x=x: sr.select(y, x)),
+                ("stepwise-ric", lambda y=y, x=x: sr.select(y, x, method="stepwise-ric")),
+                ("numpy fwd", lambda y=y, x=x: numpy_forward(y, x, bonferroni(len(y), m))))
+            for label, call in calls:
+                call()  # warm
+                runs[0] = 0
+                prof = cProfile.Profile()
+                prof.enable()
+                call()
+                prof.disable()
+                row[f"{label} calls"] = pstats.Stats(prof).total_calls  # type: ignore[attr-defined]
+                if label == "select()":
+                    row["select() runs"] = runs[0]
+            rows.append(row)
+    finally:
+        streamwise_run.StreamwiseRun.decide = decide  # type: ignore[method-assign]
+    return pd.DataFrame(rows)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="m = 1e5 instead of 1e6, fewer seeds")
     ap.add_argument("--repeat", type=int, default=3, help="runs per timing (the best is kept) or rounds")
-    ap.add_argument("--sections", default="1,2,3,4", help="comma-separated sections to run")
+    ap.add_argument("--sections", default="1,2,3,4,5", help="comma-separated sections to run")
     args = ap.parse_args()
     big = 100_000 if args.quick else 1_000_000
     sections = {int(v) for v in args.sections.split(",")}
@@ -290,6 +332,11 @@ def main() -> None:
         print(f"\n== 4b. the same at m = {big:,} ({args.repeat} interleaved rounds) ==")
         print(stepwise([100_000] if args.quick else [100_000, 1_000_000], range(3, 4), repeat=args.repeat)
               .to_string(index=False, float_format="%.4g"))
+    if 5 in sections:
+        print("\n== 5. Python function calls per call at m = 1,000 (cProfile's count; the load does not change it) ==")
+        tab = python_calls(1000, range(3 if args.quick else 10))
+        print(tab.to_string(index=False))
+        print("medians: " + ", ".join(f"{c} {tab[c].median():.0f}" for c in tab.columns if c != "seed"))
 
 
 if __name__ == "__main__":

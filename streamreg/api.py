@@ -117,7 +117,8 @@ def streamreg(
         ``"t"`` (default) or ``"paper"`` for the Gaussian family; ``"score"`` (default)
         or ``"lr"`` for GLMs.
     block_size : int
-        Candidates scored per block; speed only, the decisions do not depend on it.
+        Candidates scored per block; speed only, the decisions do not depend on it (arrays
+        and frames on few rows are read in blocks of up to 1 MB of values when that is more).
     max_tests, max_selected, time_budget : optional
         Stopping rules for long streams.
     verbose : bool or int
