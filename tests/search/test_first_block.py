@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from driver_runs import counting_runs
 
 import streamreg as sr
 from streamreg.search import streamwise_run
@@ -29,24 +30,12 @@ CALLS = {
 }
 
 
-def _counted(monkeypatch, call):
-    runs = [0]
-    decide = streamwise_run.StreamwiseRun.decide
-
-    def counting(self, lane, tested_pos):
-        runs[0] += 1
-        return decide(self, lane, tested_pos)
-
-    monkeypatch.setattr(streamwise_run.StreamwiseRun, "decide", counting)
-    return call(), runs[0]
-
-
 @pytest.mark.parametrize("case", sorted(CALLS))
 def test_a_larger_first_block_decides_as_block_size_blocks(monkeypatch, case):
-    big, runs_big = _counted(monkeypatch, CALLS[case])
+    big, runs_big = counting_runs(monkeypatch, CALLS[case])
     with monkeypatch.context() as mp:
         mp.setattr(streamwise_run, "SMALL_BLOCK_CELLS", 0)
-        small, runs_small = _counted(mp, CALLS[case])
+        small, runs_small = counting_runs(mp, CALLS[case])
     assert runs_big < runs_small
     assert big.selected_terms == small.selected_terms
     exact = ["test", "stream", "stream_test", "term", "df", "level", "wealth", "status", "accepted", "pass"]

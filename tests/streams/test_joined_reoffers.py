@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from driver_runs import counting_runs
 
 import streamreg as sr
-from streamreg.search import streamwise_run
 from streamreg.streams import passes
 from streamreg.streams.passes import Joined
 
@@ -26,19 +26,6 @@ def test_joined_reads_as_the_concatenation():
     with pytest.raises(IndexError):
         joined[len(flat)]
     assert len(Joined([])) == 0
-
-
-def _runs(monkeypatch, call):
-    """The call's result and the number of runs the driver decided."""
-    count = [0]
-    decide = streamwise_run.StreamwiseRun.decide
-
-    def counting(self, lane, tested_pos):
-        count[0] += 1
-        return decide(self, lane, tested_pos)
-
-    monkeypatch.setattr(streamwise_run.StreamwiseRun, "decide", counting)
-    return call(), count[0]
 
 
 def _problem(seed: int, n: int = 100, m: int = 600):
@@ -61,10 +48,10 @@ CALLS = {
 
 @pytest.mark.parametrize("case", sorted(CALLS))
 def test_joined_reoffers_decide_as_separate_ones(monkeypatch, case):
-    joined, runs_joined = _runs(monkeypatch, CALLS[case])
+    joined, runs_joined = counting_runs(monkeypatch, CALLS[case])
     with monkeypatch.context() as mp:
         mp.setattr(passes, "JOIN_CELLS", 0)
-        separate, runs_separate = _runs(mp, CALLS[case])
+        separate, runs_separate = counting_runs(mp, CALLS[case])
     assert runs_joined < runs_separate  # fewer runs: what the joining is for
     assert joined.selected_terms == separate.selected_terms
     hist_j, hist_s = joined.history, separate.history
