@@ -20,13 +20,12 @@ from .formula.dask_frame import build_dask_design, is_dask_frame, with_selected_
 from .formula.design import (
     binomial_response,
     build_design,
-    check_fixed,
     check_successes,
-    design_matrix,
     numeric_binomial,
     term_name,
 )
 from .formula.lhs import with_trials
+from .formula.matrices import check_fixed_values
 from .formula.namespace import called_functions
 from .formula.parse import FormulaError, ParsedFormula, parse_formula
 from .formula.terms import selected_rhs
@@ -51,7 +50,7 @@ from .results.inference import check_use_t
 from .results.refit import RefitWarning
 from .row_labels import check_row_labels, observation_inputs
 from .seeds import is_random_order, seed_for, unseeded_random_items
-from .select_frame import fixed_frame, with_selected
+from .select_frame import fixed_design, fixed_frame, selected_design, with_selected
 from .streams.inputs import as_streams, known_length
 from .streams.ordering import apply_order
 
@@ -118,7 +117,8 @@ def streamreg(
         ``"t"`` (default) or ``"paper"`` for the Gaussian family; ``"score"`` (default)
         or ``"lr"`` for GLMs.
     block_size : int
-        Candidates scored per block; speed only, the decisions do not depend on it.
+        Candidates scored per block; speed only, the decisions do not depend on it (arrays
+        and frames on few rows are read in blocks of up to 1 MB of values when that is more).
     max_tests, max_selected, time_budget : optional
         Stopping rules for long streams.
     verbose : bool or int
@@ -426,10 +426,10 @@ def select(
     cov = cov_structure(opts.cov_type, opts.cov_groups, n)
     frame = fixed_frame(fixed, yname, yv)
     fixed_rhs = " + ".join((["1"] if opts.intercept else ["0"]) + [term_name(c) for c in frame.columns[1:]])
-    fixed_x = design_matrix(fixed_rhs, frame, frame)
-    if fixed_x.shape[1] == 0:
+    fixed_values, fixed_names = fixed_design(fixed is None, fixed_rhs, frame, opts.intercept)
+    if fixed_values.shape[1] == 0:
         raise ValueError("the model has no fixed column; keep intercept=True or pass fixed=")
-    check_fixed(fixed_x, n)
+    check_fixed_values(fixed_values, fixed_names, n)
 
     # candidates may not take the name of the response or of a fixed column: the refit
     # formula would silently use the wrong column
@@ -443,16 +443,16 @@ def select(
     search_options = opts.search.seeded(run_seed)  # before the orders draw from a Generator seed
     y_ordered = apply_order(stream_objs, opts.order, yv, run_seed)
     require_stopping_rule(opts, [s.name for s in stream_objs if not known_length(s)])
-    fixed_values = fixed_x.to_numpy(dtype=float)
     state = make_state(yv, fixed_values, fam, opts.test, weights=weights, cov=cov if opts.robust_tests else NONROBUST,
-                       fixed_names=list(fixed_x.columns))
+                       fixed_names=fixed_names)
     search = searcher.run(state, stream_objs, fixed=fixed_values, family=fam, options=search_options)
     frame, names = with_selected(search.accepted, frame, reserved)
+    design = None if fixed is not None else selected_design(fixed_values, fixed_names, search.accepted, names, frame)
     model = SelectedModel(rhs=" + ".join([fixed_rhs] + names), response_label=term_name(yname),
                           response_name=yname, train=frame, y=yv, family=fam, weights=weights, cov=cov, use_t=use_t)
     selection = SelectionRecord(search=search, policy=searcher.rule, test_description=describe_test(search, state),
                                 y_ordered=tuple(y_ordered), success_level=success, seed=seed_use)
-    return fit_selected(model, selection)
+    return fit_selected(model, selection, design)
 
 
 def _response_vector(y: Any, family: Any, trials: np.ndarray | None = None) -> tuple[str, np.ndarray, object | None]:

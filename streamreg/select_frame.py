@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .formula.checks import check_fixed_columns
+from .formula.matrices import design_matrix, plain_names
 from .formula.names import term_name
 from .streams.base import AcceptedTerm
 from .validators import as_numbers
@@ -41,6 +42,16 @@ def fixed_frame(fixed: Any, yname: str, yv: np.ndarray) -> pd.DataFrame:
                          "(a Series y is named by its .name)")
     check_fixed_columns(fx, list(fx.columns), allow_missing=False)
     return pd.concat([frame, fx], axis=1)
+
+
+def fixed_design(intercept_only: bool, rhs: str, frame: pd.DataFrame, intercept: bool) -> tuple[np.ndarray, list[str]]:
+    """The fixed terms' design as values and column names: the formula ``rhs`` on ``frame``,
+    or with no ``fixed=`` columns (``intercept_only``) the intercept column that formula
+    gives (or no column), without building a frame for it."""
+    if intercept_only:
+        return np.ones((len(frame), int(intercept))), ["Intercept"] * int(intercept)
+    x = design_matrix(rhs, frame, frame)
+    return x.to_numpy(dtype=float), list(x.columns)
 
 
 def fixed_array_frame(fixed: Any, n: int) -> pd.DataFrame:
@@ -85,3 +96,26 @@ def with_selected(accepted: Sequence[AcceptedTerm], frame: pd.DataFrame, reserve
     elif new_columns:
         frame = pd.concat([frame, pd.DataFrame(new_columns, index=frame.index)], axis=1)
     return frame, names
+
+
+def selected_design(fixed_values: np.ndarray, fixed_names: list[str], accepted: Sequence[AcceptedTerm],
+                    names: list[str], frame: pd.DataFrame) -> pd.DataFrame | None:
+    """The refit's design from the values at hand, or None when patsy must build it.
+
+    With no ``fixed=`` columns (``fixed_values`` is the intercept, or nothing) and selected
+    terms that are bare single columns (``names`` as :func:`with_selected` gives them), the
+    design of ``fixed + names`` on ``frame`` is what
+    :func:`~streamreg.formula.matrices.plain_design` returns: the fixed columns, then each
+    selected column as floats, on the frame's index.  Built here from the search's own
+    values, it costs one frame instead of a second pass over the refit frame's labels.
+    """
+    if len(accepted) != len(names) or not plain_names(names):
+        return None
+    if any(t.values.shape[1] != 1 or [name] != list(t.columns) for t, name in zip(accepted, names)):
+        return None
+    k = fixed_values.shape[1]
+    values = np.empty((len(frame), k + len(names)))
+    values[:, :k] = fixed_values
+    for j, t in enumerate(accepted):
+        values[:, k + j] = t.values[:, 0]
+    return pd.DataFrame(values, index=frame.index, columns=[*fixed_names, *names])

@@ -75,20 +75,24 @@ def _nonfinite(what: str, formula: str, frame: pd.DataFrame, functions: Function
 
 def check_fixed(fixed: pd.DataFrame, n: int) -> None:
     """Refuse a fixed design without residual degrees of freedom or with collinear columns."""
-    k = fixed.shape[1]
+    check_fixed_values(fixed.to_numpy(dtype=float), list(fixed.columns), n)
+
+
+def check_fixed_values(x: np.ndarray, columns: list[str], n: int) -> None:
+    """:func:`check_fixed` of the design's values ``x`` and column names."""
+    k = x.shape[1]
     if n <= k:
         raise ValueError(
             f"only {n} rows for {k} fixed columns: the fixed model leaves no residual degrees of freedom"
         )
     if k == 0:
         return
-    x = fixed.to_numpy(dtype=float)
     _, r = np.linalg.qr(x)
     diag = np.abs(np.diag(r))
     scale = np.linalg.norm(x, axis=0)
     bad = diag <= 1e-10 * np.maximum(scale, np.finfo(float).tiny)
     if bad.any():
-        names = [fixed.columns[i] for i in np.flatnonzero(bad).tolist()]
+        names = [columns[i] for i in np.flatnonzero(bad).tolist()]
         raise ValueError(
             f"the fixed terms are collinear: {names} are (numerically) combinations of earlier "
             "fixed columns or constant; remove them"
@@ -199,7 +203,7 @@ def plain_design(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame) -> pd.Dat
     if terms[0] not in ("0", "1"):
         return None
     names = terms[1:]
-    if len(set(names)) != len(names) or not all(_NAME.match(t) and not keyword.iskeyword(t) for t in names):
+    if not plain_names(names):
         return None
     # one look-up per name in the frame's hash table (built once per frame): `name in columns`
     # would scan a wide text Index (pandas' string dtype), about 50 ms a name at a million columns
@@ -217,6 +221,18 @@ def plain_design(rhs: str, train: pd.DataFrame, newdata: pd.DataFrame) -> pd.Dat
     if not np.isfinite(values).all():
         return None  # patsy says which value is missing
     return pd.DataFrame(values, index=newdata.index, columns=["Intercept"] * head + names)
+
+
+def plain_names(names: list[str]) -> bool:
+    """Whether ``names`` are distinct bare column names (ASCII identifiers, no keyword): the
+    terms :func:`plain_design` builds without patsy.
+
+    Examples
+    --------
+    >>> plain_names(["a", "x_1"]), plain_names(["a", "a"]), plain_names(["np.log(a)"])
+    (True, False, False)
+    """
+    return len(set(names)) == len(names) and all(_NAME.match(t) and not keyword.iskeyword(t) for t in names)
 
 
 def _positions(frame: pd.DataFrame, names: list[str]) -> np.ndarray | None:

@@ -109,11 +109,12 @@ def refit(y: pd.Series, x: pd.DataFrame, family: Any, weights: ObservationWeight
         with np.errstate(over="ignore"):  # exp overflow in the inverse link saturates harmlessly
             if least_squares:
                 fit = _ols(y, x, scales, None if weights is None else weights.var_weights, cov, use_t)
+                fit.llf  # noqa: B018 -- lazily cached; computed under errstate (no inverse link to overflow)
             else:
                 if use_t is None:
                     use_t = default_use_t(family, cov.robust, refit=True)
                 fit = _glm(y, x, family, scales, weights, use_t=use_t, cov=cov, start=start)
-            fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
+                fit.llf, fit.fittedvalues  # noqa: B018 -- lazily cached; computed under errstate
     suspect = not ols and needs_mle_check(family, y.to_numpy(float), np.asarray(fit.fittedvalues))
     rows = None if weights is None else weights.positive_rows()  # a zero frequency weight: no observation
     prior = 1.0 if weights is None or weights.prior is None else weights.prior

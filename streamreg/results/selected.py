@@ -55,7 +55,8 @@ def describe_test(search: SearchResult, state: object) -> str:
     return describe_test_name(test)  # the families' CandidateTest descriptions
 
 
-def fit_selected(model: SelectedModel, selection: SelectionRecord) -> StreamRegResults:
+def fit_selected(model: SelectedModel, selection: SelectionRecord, design: pd.DataFrame | None = None
+                 ) -> StreamRegResults:
     """Refit the selected model with statsmodels and return the results.
 
     Problems statsmodels reports (separation, rank deficiency, no convergence) are kept in
@@ -68,12 +69,14 @@ def fit_selected(model: SelectedModel, selection: SelectionRecord) -> StreamRegR
         The selected terms as a formula on the refit rows.
     selection : SelectionRecord
         How they were chosen.
+    design : DataFrame, optional
+        ``model.design(model.train)`` when the caller has built it already.
 
     Returns
     -------
     StreamRegResults
     """
-    x = model.design(model.train)
+    x = model.design(model.train) if design is None else design
     y = pd.Series(model.y, index=x.index, name=model.response_name)
     fit, problems = refit(y, x, model.family, model.weights, model.cov, use_t=model.use_t)
     if problems:

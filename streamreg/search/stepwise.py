@@ -36,11 +36,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, cast
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from ..models.base import COLLINEAR, NO_DF, TESTED, CandidateBlock
 from ..models.families import spec_of
@@ -269,8 +270,9 @@ class Stepwise(OwnLoop):
             rows.append({"order": order, "term": term.name, "stream": term.stream, "test": info["step"],
                          "stream_test": info["step"], "statistic": info["llr"], "df": info["df"],
                          "pvalue": _exp(info["log_p"]), "level": info["level"], "wealth": np.nan})
-        selected = pd.DataFrame(rows, columns=list(SELECTED_COLUMNS))
-        per_stream = per_stream_table(streams, [c.count(s.name) for s in streams], accepted)
+        # the tables are built on first access: on a small problem pandas costs more than the search
+        selected = partial(pd.DataFrame, rows, columns=list(SELECTED_COLUMNS))
+        per_stream = partial(per_stream_table, list(streams), [c.count(s.name) for s in streams], list(accepted))
         state = run.state
         if state.exact_gain:
             test = f"exact 2 delta loglik ({state.llr_description})"
@@ -279,7 +281,7 @@ class Stepwise(OwnLoop):
         else:
             test = f"score statistic ranks, exact 2 delta loglik for the best {self.exact_top} per step"
         return StepwiseResult(
-            history=run.history.frame(), accepted=accepted, selected=selected, policies={},
+            history=run.history.frame, accepted=accepted, selected=selected, policies={},
             stream_names=[s.name for s in streams], n_tests=run.n_tests, stopped_by=stopped, elapsed=elapsed,
             per_stream=per_stream, penalty=self.policy.threshold, direction=self.direction,
             test_description=f"penalised likelihood, 2 delta loglik > k d; {test}", steps=steps)
@@ -368,6 +370,7 @@ class _StepwiseRun:
         self.n_tests = 0
         self.step = 1
         self.untestable = False  # the last scoring found no testable candidate for lack of df
+        self._levels: dict[int, float] = {}  # the nominal level of each term width seen
 
     # ---------------------------------------------------------------- scoring
     def best_addition(self) -> tuple[int, float, dict[str, Any]] | None:
@@ -471,8 +474,12 @@ class _StepwiseRun:
         return float(out.log_p[0]) if codes[0] == TESTED else float("nan")
 
     def _level(self, df: int) -> float:
-        """Nominal chi-square level of the threshold ``k d``."""
-        return float(stats.chi2.sf(self.penalty * df, df))
+        """Nominal chi-square level of the threshold ``k d`` (scipy.stats' ``chi2.sf``, whose
+        value is this function's; called per recorded move, so without its argument checks)."""
+        level = self._levels.get(df)
+        if level is None:
+            level = self._levels[df] = float(special.chdtrc(df, self.penalty * df))
+        return level
 
     def record(self, j: int, info: dict, gain: float, status: Status, step: int,
                gain_of_move: float | None = None) -> None:

@@ -43,6 +43,9 @@ DEFER_LEVELS_FROM = 64
 #: response on their own while real signals wait further on.
 SEPARATION_STOP = 10
 EXHAUSTED_SHARE = 0.5
+#: values (rows x candidates) of a first block of a stream held in memory: 1 MB, so that a
+#: problem of 100 rows takes 1,310 columns at a time and a tall one keeps ``block_size``
+SMALL_BLOCK_CELLS = 1 << 17
 
 Levels = tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]]
 
@@ -55,6 +58,7 @@ class Lane:
     stream: Stream
     policy: Policy
     size: int = 512
+    first: int = 512  # the size a block starts at, and returns to after an acceptance
     buffer: TermBlock | None = None
     outcomes: TestOutcomes | None = None
     codes: np.ndarray | None = None
@@ -100,7 +104,8 @@ class StreamwiseRun:
             horizon = s.horizon if cap is None or s.horizon is None else min(s.horizon, cap)
             p.start(n_obs=model.n, share=1.0 / len(streams), n_candidates=s.n_candidates, horizon=horizon)
             self.initial_wealth[s.name] = p.wealth  # as the rule reports it, whatever its parameters are called
-            self.lanes.append(Lane(j, s, p, size=options.block_size))
+            first = self.first_block(s)
+            self.lanes.append(Lane(j, s, p, size=first, first=first))
         self.decoys = None if options.decoys is None else DecoyTracker(options.decoys, list(streams), model.n)
         self.rec = HistoryRecorder(keep=options.history)
         self.full = options.history == "full"
@@ -113,6 +118,17 @@ class StreamwiseRun:
         # that choosing among many streams (e.g. 1000 feature clusters) is one argmax, not a loop
         self.prio = np.full(len(streams), -np.inf)
         self.empty = set(range(len(streams)))  # lanes to (re)fill; dynamic streams stay here while empty
+
+    def first_block(self, stream: Stream) -> int:
+        """The block size a lane starts at: ``block_size``, or for a stream holding its
+        candidates in memory (an array, a frame: a block is a view) on few rows, as many as
+        :data:`SMALL_BLOCK_CELLS` values hold.  Each block is a scoring and each run a turn of
+        the driver in Python: a small problem read 512 columns at a time spends most of its
+        time there.  The decisions do not depend on the block size."""
+        block = self.options.block_size
+        if not stream.holds_candidates:
+            return block
+        return max(block, min(self.max_block, SMALL_BLOCK_CELLS // max(self.model.n, 1)))
 
     # -- the loop ------------------------------------------------------------------------
     def search(self) -> SearchResult:
@@ -299,7 +315,7 @@ class StreamwiseRun:
         """Move past the run: after an entry every lane rescores; otherwise the rest keep their scores."""
         end = run.end
         if changed:
-            lane.size = self.options.block_size
+            lane.size = lane.first
             for other in self.lanes:
                 other.outcomes = None  # the model changed: rescore what is pending
         else:  # rejected, or refused (the model is unchanged)

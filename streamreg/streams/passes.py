@@ -20,6 +20,11 @@ from .base import AcceptedTerm, Stream, TermBlock
 
 T = TypeVar("T")
 
+#: re-offers waiting as separate blocks are joined into one of at most this many values
+#: (rows x candidates): 8 MB, so a small problem's later passes are one block each while a tall
+#: matrix's re-offers stay the views they are
+JOIN_CELLS = 1 << 20
+
 
 def smallest_first(streams: list[Stream]) -> list[Stream]:
     """Static streams by increasing size (stable), then the ones of unknown size."""
@@ -134,6 +139,70 @@ def _part(items: Any, sl: slice) -> Any:
     return None if items is None else items[sl]
 
 
+class Joined(Sequence[T]):
+    """Several sequences read as one, in order (re-offers joined into one block); nothing is
+    copied, a slice is another join over the same parts."""
+
+    def __init__(self, parts: Sequence[Sequence[T]]):
+        self.parts = [p for p in parts if len(p)]
+        self.ends = np.cumsum([len(p) for p in self.parts], dtype=np.int64)
+
+    def __len__(self) -> int:
+        return int(self.ends[-1]) if len(self.ends) else 0
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, i: int | slice) -> T | Sequence[T]:
+        n = len(self)
+        if isinstance(i, slice):
+            lo, hi, step = i.indices(n)
+            if step != 1:
+                return [self[j] for j in range(lo, hi, step)]
+            out: list[Sequence[T]] = []
+            start = 0
+            for part, end in zip(self.parts, self.ends.tolist()):
+                if end > lo and start < hi:
+                    out.append(part[max(lo - start, 0):min(hi, end) - start])
+                start = end
+            return Joined(out)
+        i = int(i)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(i)
+        b = int(np.searchsorted(self.ends, i, side="right"))
+        return self.parts[b][i - (int(self.ends[b - 1]) if b else 0)]
+
+
+def _side_by_side(parts: list[np.ndarray]) -> np.ndarray:
+    """The parts' columns in one column-ordered matrix: the layout of one indexed copy
+    (``values[:, cols]``), so that a joined block scores bit for bit as its parts would."""
+    out = np.empty((parts[0].shape[0], sum(p.shape[1] for p in parts)), order="F")
+    at = 0
+    for p in parts:
+        out[:, at:at + p.shape[1]] = p
+        at += p.shape[1]
+    return out
+
+
+def _rows(values: CandidateValues) -> int | None:
+    """Rows of a dense in-memory block of candidates; None for other kinds (a sparse block
+    keeps its own layout, a block on a cluster stays there): those are never joined."""
+    return int(values.values.shape[0]) if type(values) is CandidateBlock else None
+
+
+def _joined(entries: list[_Reoffer], field: str) -> Joined[Any] | None:
+    """The ``columns`` or ``specs`` of joined re-offers (None where none of them has any)."""
+    parts = [getattr(e, field) for e in entries]
+    if all(p is None for p in parts):
+        return None
+    return Joined([[None] * len(e) if p is None else p for e, p in zip(entries, parts)])
+
+
 class PassesStream(Stream):
     """``inner`` followed by up to ``passes - 1`` re-offers of its rejected candidates.
 
@@ -155,8 +224,10 @@ class PassesStream(Stream):
         #: for a confirmation pass against the final model
         self.hold_last = hold_last
         self.n_candidates = inner.n_candidates
+        self.holds_candidates = inner.holds_candidates
         self.pending: deque[_Reoffer] = deque()
         self.n_reoffered = 0
+        self._rows: int | None = None  # rows of the stream's dense blocks (None: not dense, or not seen)
 
     @property
     def horizon(self) -> int | None:
@@ -177,12 +248,68 @@ class PassesStream(Stream):
             if self.inner.exhausted:
                 self.exhausted = True
             return None
+        entry = self._next_entry(k)
+        rows = self._rows if entry.block is None else _rows(entry.block)
+        if rows is not None and self._joinable(entry, k, rows):
+            entry = self._join(entry, k, rows)
+        values = entry.block if entry.block is not None else self._reread(entry)
+        self.n_reoffered += len(entry)
+        return TermBlock(self.name, entry.names, values, entry.columns, entry.specs, entry.pass_no, entry.positions)
+
+    def _next_entry(self, k: int) -> _Reoffer:
+        """The first pending re-offer, up to ``k`` candidates (the rest stays first in line)."""
         entry = self.pending.popleft()
-        if len(entry) > k:  # up to k: the rest stays first in line
+        if len(entry) > k:
             entry, rest = entry.split(k)
             self.pending.appendleft(rest)
-        self.n_reoffered += len(entry)
-        return self.read(entry)
+        return entry
+
+    def _reread(self, entry: _Reoffer) -> CandidateValues:
+        assert entry.positions is not None
+        values = self.inner.reread(entry.positions)
+        if values is None:
+            raise RuntimeError(f"stream {self.name!r} set candidate positions it cannot re-read")
+        return values
+
+    def _joinable(self, entry: _Reoffer, k: int, rows: int) -> bool:
+        """Whether the next pending re-offer may join ``entry`` in one block: each block
+        rejected between two acceptances waits as its own re-offer, and offering them one by
+        one costs a scoring and a run of the driver each (on small problems, most of the
+        search).  Joined only while the block stays small (:data:`JOIN_CELLS` values of
+        ``rows`` rows each), as a re-read of scattered positions is a copy; never across the
+        children of a concatenated stream, whose re-read asks one child."""
+        nxt = self.pending[0] if self.pending else None
+        return (nxt is not None and nxt.pass_no == entry.pass_no and len(entry) < k
+                and not isinstance(self.inner, ConcatStream)
+                and (nxt.block is None) == (entry.block is None)
+                and (entry.block is None or type(nxt.block) is CandidateBlock)
+                and (len(entry) + len(nxt)) * max(rows, 1) <= JOIN_CELLS)
+
+    def _join(self, entry: _Reoffer, k: int, n_rows: int) -> _Reoffer:
+        """``entry`` and the following re-offers of its pass, up to ``k`` candidates and
+        :data:`JOIN_CELLS` values, as one re-offer (same candidates, same order)."""
+        parts = [entry]
+        size = len(entry)
+        limit = min(k, JOIN_CELLS // max(n_rows, 1))
+        while self.pending and self.pending[0].pass_no == entry.pass_no and size < limit:
+            nxt = self._next_entry(limit - size)
+            if (nxt.block is None) != (entry.block is None) or \
+                    (nxt.block is not None and type(nxt.block) is not CandidateBlock):
+                self.pending.appendleft(nxt)
+                break
+            parts.append(nxt)
+            size += len(nxt)
+        if len(parts) == 1:
+            return entry
+        block = None
+        if entry.block is not None:
+            blocks = [p.block for p in parts]
+            assert all(isinstance(b, CandidateBlock) for b in blocks)
+            block = CandidateBlock(_side_by_side([b.values for b in blocks]),  # type: ignore[union-attr]
+                                   np.concatenate([b.widths for b in blocks]))  # type: ignore[union-attr]
+        positions = None if entry.positions is None else np.concatenate([p.positions for p in parts])
+        return _Reoffer(entry.pass_no, Joined([p.names for p in parts]), block,
+                        _joined(parts, "columns"), _joined(parts, "specs"), positions)
 
     def _next_block(self, k: int) -> TermBlock | None:
         return self.take(k)
@@ -193,12 +320,7 @@ class PassesStream(Stream):
 
     def read(self, entry: _Reoffer) -> TermBlock:
         """``entry``'s candidates as a block (re-read by position when the stream can)."""
-        values = entry.block
-        if values is None:
-            assert entry.positions is not None
-            values = self.inner.reread(entry.positions)
-            if values is None:
-                raise RuntimeError(f"stream {self.name!r} set candidate positions it cannot re-read")
+        values = entry.block if entry.block is not None else self._reread(entry)
         return TermBlock(self.name, entry.names, values, entry.columns, entry.specs, entry.pass_no, entry.positions)
 
     def on_rejected(self, block: TermBlock, positions: np.ndarray) -> None:
@@ -207,6 +329,7 @@ class PassesStream(Stream):
         pos = np.asarray(positions, dtype=int)
         if pos.size == 0:
             return
+        self._rows = _rows(block.block)  # re-offers are joined by their number of values
         columns = None if block.columns is None else Picked(block.columns, pos)
         specs = None if block.specs is None else Picked(block.specs, pos)
         names = Picked(block.names, pos)

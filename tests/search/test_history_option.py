@@ -310,3 +310,22 @@ def test_generator_names_beside_an_array_stream_of_generated_names():
     with pytest.raises(ValueError, match="duplicate candidate name 'b' in streams 's1' and 's2'"):
         plain.claim_all(["c", "b"], "s2")
     assert plain.n_kept == 2  # the refused block left nothing behind
+
+
+def test_generator_names_meet_a_frame_stream_s_names_whichever_is_larger():
+    """A clash with a name taken up front is found both when the taken names outnumber the
+    block's (a wide frame, small blocks) and when the block is larger (a narrow frame)."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(30, 60))
+    y = rng.normal(size=30)
+    wide = pd.DataFrame(x[:, :50], columns=[f"f{j}" for j in range(50)])
+    narrow = pd.DataFrame(x[:, :2], columns=["f0", "f1"])
+    for frame, block in ((wide, 4), (narrow, 32)):
+        names = [f"g{j}" for j in range(9)] + ["f1"]
+        for history in ("full", "none"):
+            with pytest.raises(ValueError, match="duplicate candidate name 'f1'"):
+                sr.select(y, {"frame": frame, "gen": _items(x[:, 50:], names)}, block_size=block,
+                          max_tests=math.inf, history=history)
+        ok = sr.select(y, {"frame": frame, "gen": _items(x[:, 50:], [f"g{j}" for j in range(10)])},
+                       block_size=block, max_tests=math.inf)
+        assert ok.search.n_tests >= frame.shape[1] + 10
