@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from .weighted import weighted_products
+
+if TYPE_CHECKING:
+    from .rescore import Projections
 
 #: a candidate whose residual (after projecting out the model) keeps less than this
 #: fraction of its squared norm is numerically collinear with the model and is skipped:
@@ -106,6 +109,9 @@ class CandidateBlock:
         self.starts = np.concatenate(([0], np.cumsum(self.widths)[:-1])).astype(int)
         #: squared column norms, computed once (:meth:`sq_norms`) and kept across rescores
         self.norm2 = norm2
+        #: ``Q' B`` on a least-squares state's basis, kept so that a rescore after an
+        #: acceptance multiplies the block by the new directions only (:mod:`.rescore`)
+        self.projections: Projections | None = None
 
     def __len__(self) -> int:
         return len(self.widths)
@@ -168,7 +174,9 @@ class CandidateBlock:
         """The terms from position ``start`` on (a view; cached norms are kept)."""
         col0 = int(self.starts[start]) if start < len(self) else self.values.shape[1]
         norm2 = None if self.norm2 is None else self.norm2[col0:]
-        return CandidateBlock(self.values[:, col0:], self.widths[start:], norm2)
+        out = CandidateBlock(self.values[:, col0:], self.widths[start:], norm2)
+        out.projections = None if self.projections is None else self.projections.tail(col0)
+        return out
 
 
 class Basis:
