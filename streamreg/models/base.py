@@ -191,37 +191,6 @@ class Basis:
         self._q = np.empty((n, max(capacity, 1)))
         self.k = 0
 
-    @classmethod
-    def of_columns(cls, columns: np.ndarray) -> Basis:
-        """A basis of the span of ``columns`` (``n x k``), by one Householder QR when every
-        column keeps more than ``sqrt(COLLINEAR_TOL)`` of its norm beyond the ones before it
-        (the test :meth:`append` applies, read off the diagonal of R), else by :meth:`append`.
-
-        A GLM rebuilds its basis of ``W^(1/2) X`` after every refit: at n = 1e6 the QR costs a
-        few column passes, column-by-column Gram-Schmidt with re-orthogonalisation ``2 k``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> a = np.random.default_rng(0).standard_normal((30, 3))
-        >>> q = Basis.of_columns(a).q
-        >>> bool(np.allclose(q.T @ q, np.eye(3))), bool(np.allclose(q @ (q.T @ a), a))
-        (True, True)
-        """
-        n, k = columns.shape
-        if 0 < k <= n:
-            with np.errstate(invalid="ignore", over="ignore"):
-                q, r = np.linalg.qr(columns)
-                norms = np.sqrt(np.einsum("ij,ij->j", columns, columns))
-                independent = bool(np.all(np.abs(np.diagonal(r)) > np.sqrt(COLLINEAR_TOL) * norms))
-            if independent and np.isfinite(q).all():
-                out = cls(n, capacity=0)
-                out._q, out.k = q, k
-                return out
-        out = cls(n, capacity=k + 1)
-        out.append(columns)
-        return out
-
     @property
     def q(self) -> np.ndarray:
         return self._q[:, : self.k]

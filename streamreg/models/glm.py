@@ -275,7 +275,8 @@ class GLMState:
             self.z = np.sqrt(prior) * (self.y - mu) / np.sqrt(var)
         self.scale = float(res.scale)
         self.llf = float(res.llf)
-        self.basis = Basis.of_columns(self.sqrt_w[:, None] * self.x)
+        self.basis = Basis(self.n, capacity=self.k + 1)
+        self.basis.append(self.sqrt_w[:, None] * self.x)
         qz = self.basis.q.T @ self.z
         self.restricted_score = float(qz @ qz)
         self.z_resid = self.z - self.basis.q @ qz

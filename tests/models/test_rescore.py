@@ -88,3 +88,4 @@ def test_select_history_equals_statsmodels(n, m, seed, block_size):
     assert len(fit.selected_terms) >= 2  # acceptances happened, so blocks were rescored
     ref = _replayed_pvalues(y, x, hist)
     np.testing.assert_allclose(hist["pvalue"].to_numpy(), ref, rtol=1e-10, atol=1e-300)
+
