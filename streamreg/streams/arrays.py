@@ -78,7 +78,7 @@ class MatrixStream(Stream):
         """Columns ``positions`` of the matrix, as a fresh block (the values are still here).
 
         The same fancy index as a copy from an offered block, so the same values and the same
-        (Fortran) layout, with the squared norms the first pass computed.  A run of
+        (Fortran) layout; the norms are left to the block, as a copy's would be.  A run of
         consecutive positions (the rejections between two acceptances) of a column-ordered
         float matrix is a view, as the first pass's blocks are: the same layout as the copy,
         without a copy of a tall matrix's columns."""
@@ -86,16 +86,8 @@ class MatrixStream(Stream):
         if pos.size and pos[-1] - pos[0] == pos.size - 1 and (np.diff(pos) == 1).all():
             view = self.values[:, int(pos[0]):int(pos[-1]) + 1]
             if view.dtype == np.float64 and view.flags.f_contiguous:
-                return CandidateBlock(view, norm2=self._known_norms(pos))
-        return CandidateBlock(np.asarray(self.values[:, positions], dtype=float), norm2=self._known_norms(pos))
-
-    def _known_norms(self, positions: np.ndarray) -> np.ndarray | None:
-        """The squared norms of columns ``positions`` if the first pass computed them (None:
-        the block computes its own): a re-offer then reads the columns once, not twice."""
-        if self._norms is None or self.values.dtype != np.float64 or positions.size == 0:
-            return None
-        done = self._normed >= self.n_candidates if self.order is not None else int(positions.max()) < self._normed
-        return self._norms[positions] if done else None
+                return CandidateBlock(view)
+        return CandidateBlock(np.asarray(self.values[:, positions], dtype=float))
 
     def _block_norms(self, idx: slice | np.ndarray, stop: int) -> np.ndarray | None:
         """The squared norms of columns ``idx`` (the block ending at stream position ``stop``),
