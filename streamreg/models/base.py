@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from .weighted import weighted_products
-
-if TYPE_CHECKING:
-    from .rescore import Projections
 
 #: a candidate whose residual (after projecting out the model) keeps less than this
 #: fraction of its squared norm is numerically collinear with the model and is skipped:
@@ -90,6 +87,21 @@ class CandidateValues(Protocol):
     def tail(self, start: int) -> CandidateValues:
         """The terms from position ``start`` on."""
         ...
+
+
+@dataclass(frozen=True)
+class Projections:
+    """A block's products with ``[Q r]``: ``qb = Q' B`` on the first ``k`` columns of
+    ``basis`` (``k x m``) and ``rb = r' B`` on the residual ``target``."""
+
+    basis: Basis
+    qb: np.ndarray
+    target: np.ndarray
+    rb: np.ndarray
+
+    def tail(self, col0: int) -> Projections:
+        """The products of the columns from ``col0`` on."""
+        return Projections(self.basis, self.qb[:, col0:], self.target, self.rb[col0:])
 
 
 class CandidateBlock:

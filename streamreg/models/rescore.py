@@ -25,26 +25,9 @@ state, a refit) is scored afresh.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from .base import Basis, CandidateBlock, gain_from_products
-
-
-@dataclass(frozen=True)
-class Projections:
-    """A block's products with ``[Q r]``: ``qb = Q' B`` on the first ``k`` columns of
-    ``basis`` (``k x m``) and ``rb = r' B`` on the residual ``target``."""
-
-    basis: Basis
-    qb: np.ndarray
-    target: np.ndarray
-    rb: np.ndarray
-
-    def tail(self, col0: int) -> Projections:
-        """The products of the columns from ``col0`` on."""
-        return Projections(self.basis, self.qb[:, col0:], self.target, self.rb[col0:])
+from .base import Basis, CandidateBlock, Projections, gain_from_products
 
 
 def reduce_single_incremental(block: CandidateBlock, basis: Basis, q_and_target: np.ndarray,
