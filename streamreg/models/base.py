@@ -89,6 +89,21 @@ class CandidateValues(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Projections:
+    """A block's products with ``[Q r]``: ``qb = Q' B`` on the first ``k`` columns of
+    ``basis`` (``k x m``) and ``rb = r' B`` on the residual ``target``."""
+
+    basis: Basis
+    qb: np.ndarray
+    target: np.ndarray
+    rb: np.ndarray
+
+    def tail(self, col0: int) -> Projections:
+        """The products of the columns from ``col0`` on."""
+        return Projections(self.basis, self.qb[:, col0:], self.target, self.rb[col0:])
+
+
 class CandidateBlock:
     """``m`` candidate terms in memory, stacked column-wise into one ``n x sum(d)`` matrix.
 
@@ -106,6 +121,9 @@ class CandidateBlock:
         self.starts = np.concatenate(([0], np.cumsum(self.widths)[:-1])).astype(int)
         #: squared column norms, computed once (:meth:`sq_norms`) and kept across rescores
         self.norm2 = norm2
+        #: ``Q' B`` on a least-squares state's basis, kept so that a rescore after an
+        #: acceptance multiplies the block by the new directions only (:mod:`.rescore`)
+        self.projections: Projections | None = None
 
     def __len__(self) -> int:
         return len(self.widths)
@@ -168,7 +186,9 @@ class CandidateBlock:
         """The terms from position ``start`` on (a view; cached norms are kept)."""
         col0 = int(self.starts[start]) if start < len(self) else self.values.shape[1]
         norm2 = None if self.norm2 is None else self.norm2[col0:]
-        return CandidateBlock(self.values[:, col0:], self.widths[start:], norm2)
+        out = CandidateBlock(self.values[:, col0:], self.widths[start:], norm2)
+        out.projections = None if self.projections is None else self.projections.tail(col0)
+        return out
 
 
 class Basis:

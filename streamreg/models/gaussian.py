@@ -29,6 +29,7 @@ from .base import (
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN
 from .protocol import ComparableState
+from .rescore import reduce_single_incremental
 from .robust import NONROBUST, RobustCov, RobustScorer
 from .scale import too_large
 
@@ -179,7 +180,13 @@ class GaussianState:
         Pythagoras (Q is orthonormal), so the residual block is never formed.  Where that
         difference loses too many digits (candidates nearly in the model's span) it is
         recomputed from the explicit residual.
+
+        An in-memory block scored before against this basis is multiplied only by the
+        directions accepted since and the new residual (:mod:`.rescore`): after an
+        acceptance the block's rest is rescored by one product with two columns, not ``k + 1``.
         """
+        if self.row_weights is None and type(block) is CandidateBlock:
+            return reduce_single_incremental(block, self.basis, self._qr, self.resid)
         return block.reduce_single(self._qr, self.row_weights)
 
     def _weighted(self, values: np.ndarray) -> np.ndarray:

@@ -46,6 +46,8 @@ from ..models import spec_of
 from ..models.base import ObservationWeights, column_scales
 from ..models.boundary import separated_at
 from ..models.glm import invalid_means, needs_mle_check
+from ..models.glm_fit import glm_data
+from ..models.irls import IRLSFit, irls
 from ..models.negbin import estimated_family
 from ..models.robust import NONROBUST, RobustCov
 from .inference import default_use_t
@@ -174,14 +176,27 @@ def _robust_from(result: Any, inner: Any, scales: np.ndarray) -> None:
     result.cov_params_default = _unscale_cov(inner.cov_params_default, scales)
 
 
-def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST, start: np.ndarray | None = None) -> Any:
+def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST, start: np.ndarray | None = None,
+             weights: ObservationWeights | None = None) -> Any:
     """IRLS to convergence (from ``start`` if given), then restarted once from the estimates
     (covariance at the MLE).
+
+    Without ``start``, the run to convergence is the lean IRLS (:func:`~streamreg.models.irls.irls`,
+    statsmodels' iterates without its model set-up, least-squares solves and results objects)
+    and statsmodels makes only the restart: at n = 1e6 each statsmodels iteration costs an SVD
+    of the design and keeps its weighted copy until the garbage collector runs.  Where the lean
+    run hands back (a case statsmodels decides) or does not converge, statsmodels runs both.
 
     A quasi family's dispersion is statsmodels' ``scale="X2"`` (``FamilySpec.refit_scale``)."""
     scale = spec_of(model.family).refit_scale
     options: dict[str, Any] = {} if scale is None else {"scale": scale}
     options.update(cov.fit_kwargs())
+    lean = _lean_irls(model, weights) if start is None else None
+    if lean is not None:
+        restarted = model.fit(start_params=lean.params, tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER,
+                              use_t=use_t or None, **options)
+        restarted.fit_history["iteration"] += lean.iterations  # iterations of both runs
+        return restarted
     fit = model.fit(start_params=start, tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None,
                     **options)
     params = np.asarray(fit.params, dtype=float)
@@ -193,15 +208,27 @@ def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST, start: np.ndar
     return restarted
 
 
+def _lean_irls(model: Any, weights: ObservationWeights | None) -> IRLSFit | None:
+    """statsmodels' IRLS of ``model`` from its default start by the lean iteration, if it
+    converges there (None: let statsmodels run it; also for binomial trials given as a
+    two-column response, which the lean iteration does not read)."""
+    endog = np.asarray(model.endog, dtype=float)
+    if endog.ndim != 1 or not np.all(np.asarray(getattr(model, "n_trials", 1)) == 1):
+        return None
+    data = glm_data(endog, np.asarray(model.exog, dtype=float), model.family, None, weights)
+    fit = irls(data, None, maxiter=_GLM_MAXITER, tol=_GLM_TOL, rtol=_GLM_RTOL)
+    return fit if fit is not None and fit.converged else None
+
+
 def _glm(y: pd.Series, x: pd.DataFrame, family: Any, scales: np.ndarray | None,
          weights: ObservationWeights | None = None, use_t: bool = False, cov: RobustCov = NONROBUST,
          start: np.ndarray | None = None) -> Any:
     options = {} if weights is None else weights.glm_options()
     if scales is None:
-        fit = _glm_fit(sm.GLM(y, x, family=family, **options), use_t, cov, start)
+        fit = _glm_fit(sm.GLM(y, x, family=family, **options), use_t, cov, start, weights)
     else:
         inner_start = None if start is None else start * scales
-        inner = _glm_fit(sm.GLM(y, x / scales, family=family, **options), use_t, cov, inner_start)._results
+        inner = _glm_fit(sm.GLM(y, x / scales, family=family, **options), use_t, cov, inner_start, weights)._results
         model = sm.GLM(y, x, family=family, **options)
         model.df_model, model.df_resid = inner.model.df_model, inner.model.df_resid
         model.mu, model.scale, model.weights = inner.model.mu, inner.model.scale, inner.model.weights

@@ -48,4 +48,10 @@ def test_decisions_do_not_depend_on_the_block_size():
     fits = [sr.select(y, x, block_size=b) for b in (16, 512, 3000)]
     for fit in fits[1:]:
         assert fit.selected_terms == fits[0].selected_terms
-        np.testing.assert_array_equal(fit.history["statistic"].to_numpy(), fits[0].history["statistic"].to_numpy())
+        assert fit.history["term"].tolist() == fits[0].history["term"].tolist()
+        assert fit.history["status"].tolist() == fits[0].history["status"].tolist()
+        # a block rescored after an acceptance by rank-one updates (models/rescore.py) rounds
+        # differently from a block scored afresh, and which blocks see which acceptances
+        # depends on the block size: the statistics agree to rounding, not to the bit
+        np.testing.assert_allclose(fit.history["statistic"].to_numpy(), fits[0].history["statistic"].to_numpy(),
+                                   rtol=1e-11)

@@ -1,0 +1,78 @@
+"""Rescoring a least-squares block after an acceptance: only what the acceptance changed.
+
+A block's single-column scores against the model ``[Q r]`` come from the products
+``[Q r]' B`` and the squared norms of B's columns (:func:`~.base.gain_from_products`).
+Accepting a term grows the orthonormal basis in place by new directions ``Q1``
+(:class:`~.base.Basis`, Gram-Schmidt) and moves the residual to
+``r = r0 - Q1 (Q1' r0)``.  The old columns of Q do not change, so neither do the rows
+``Q' B`` of the block's products, nor its norms.  What changes is a rank-one update (one
+per new direction ``q``) of each candidate's numbers:
+
+* ``Q' B`` gains the row ``q' B``, so each residual norm ``||b~||^2 = ||b||^2 - ||Q' b||^2``
+  loses ``(q' b)^2``;
+* the projections on the residual become ``r' B = r0' B - (q' r0) q' B``.
+
+``q' B`` is one product of the block with one vector (a matrix-vector product, one read of
+the block), where a fresh scoring multiplies the block by all ``k + 1`` columns of
+``[Q r]``.  Candidates nearly in the model's span have their residual recomputed
+explicitly by :func:`~.base.gain_from_products`, as in a fresh scoring, and the exact
+projection on the residual it then computes is what is kept for the next update.  The
+scores equal those of a fresh scoring up to rounding (tests/models/test_rescore.py).
+
+The products are kept on the block (:attr:`~.base.CandidateBlock.projections`) with the
+basis and the residual they belong to; a block scored against another basis (another
+state, a refit) is scored afresh.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Basis, CandidateBlock, Projections, gain_from_products
+
+
+def reduce_single_incremental(block: CandidateBlock, basis: Basis, q_and_target: np.ndarray,
+                              residual: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gain and rank of each single-column term of ``block`` against ``[Q r]``, as
+    :meth:`~.base.CandidateBlock.reduce_single` computes them, multiplying the block only by
+    the basis columns added since it was last scored against ``basis``.
+
+    ``q_and_target`` is ``[basis.q, r]`` with ``r`` (``residual``, kept by reference: not
+    the column of ``q_and_target``, which would keep that whole matrix alive) the residual of
+    a target on the basis; between calls the basis may only grow and the residual move
+    accordingly (``r = r0 - Q1 Q1' r0`` for the new columns ``Q1``).  The block keeps its
+    products for the next call.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from streamreg.models.base import Basis, CandidateBlock, reduce_single_columns
+    >>> rng = np.random.default_rng(0)
+    >>> x, y = rng.standard_normal((50, 6)), rng.standard_normal(50)
+    >>> basis, block = Basis(50), CandidateBlock(x[:, 2:])
+    >>> for cols in (x[:, :1], x[:, 1:2]):  # score, accept a column, rescore
+    ...     _ = basis.append(cols)
+    ...     r = y - basis.q @ (basis.q.T @ y)
+    ...     qt = np.column_stack([basis.q, r])
+    ...     gain, rank = reduce_single_incremental(block, basis, qt, r)
+    >>> bool(np.allclose(gain, reduce_single_columns(qt, x[:, 2:])[0], rtol=1e-12))
+    True
+    """
+    values, k = block.values, basis.k
+    known = block.projections
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        if known is not None and known.basis is basis and known.qb.shape[0] <= k:
+            k0 = known.qb.shape[0]
+            g = np.empty((k + 1, values.shape[1]))
+            g[:k0] = known.qb
+            new = q_and_target[:, k0:k]
+            if k > k0:  # one matrix-vector product per new direction (values' layout, no copy)
+                g[k0:k] = (values.T @ new[:, 0])[None] if k == k0 + 1 else (values.T @ new).T
+            g[k] = known.rb - (new.T @ known.target) @ g[k0:k]
+        else:
+            g = q_and_target.T @ values
+        # Q'B before gain_from_products rescales out-of-range columns in g (it redoes those
+        # from their values on every call); r'B after it, with the near-collinear columns' exact
+        qb = g[:-1].copy()
+        gain, rank = gain_from_products(q_and_target, g, block.sq_norms(), lambda idx: values[:, idx])
+        block.projections = Projections(basis, qb, residual, g[-1])
+        return gain, rank
