@@ -172,6 +172,9 @@ def products(q_and_target: np.ndarray, values: np.ndarray,
     ([[1.0, 2.0], [3.0, 4.0]], [35.0, 56.0])
     """
     n, m = values.shape
+    if q_and_target.ndim != 2 or q_and_target.shape[0] != n:
+        # the compiled loops do not check bounds: a mismatch would read past the arrays
+        raise ValueError(f"the basis has {q_and_target.shape[0]} rows and the block {n}")
     qt = np.ascontiguousarray(q_and_target.T, dtype=np.float64)
     g = np.zeros((qt.shape[0], m))
     want_norms = norm2 is None
