@@ -20,8 +20,13 @@ where the package directory is writable).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
 import numba
 import numpy as np
+
+F = TypeVar("F", bound=Callable[..., None])
 
 #: rows of a column-ordered block handled per sweep: a tile of four candidates' rows
 #: (4 x 8 x 2048 bytes) stays in the L1/L2 caches while every basis column passes over it
@@ -33,7 +38,24 @@ PANEL, ROW_STRIP = 64, 128
 _FLAGS = {"reassoc", "contract"}
 
 
-@numba.njit(nogil=True, fastmath=_FLAGS, boundscheck=False, cache=True, inline="always")
+def _compiled(inline: bool = False) -> Callable[[F], F]:
+    """numba's ``njit`` with the flags above, compiled on first call and cached on disk.
+
+    numba keeps its cache beside the module, or in the user's cache folder when the
+    installed package is read-only; where neither can be written it refuses ``cache=True``
+    (RuntimeError), and the functions are then compiled anew in each process.
+    """
+    def wrap(fn: F) -> F:
+        options: dict[str, Any] = {"nogil": True, "fastmath": _FLAGS, "boundscheck": False,
+                                   "inline": "always" if inline else "never"}
+        try:
+            return cast(F, numba.njit(cache=True, **options)(fn))
+        except RuntimeError:
+            return cast(F, numba.njit(cache=False, **options)(fn))
+    return wrap
+
+
+@_compiled(inline=True)
 def _tile4(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int,
            g: np.ndarray, norm2: np.ndarray, jg: int, want_norms: bool) -> None:  # pragma: no cover - compiled
     """Add the products of rows ``t .. t+3`` of ``xt`` (elements ``x0 .. x0+length``) with
@@ -99,7 +121,7 @@ def _tile4(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int
         g[c, jg + 3] += a3
 
 
-@numba.njit(nogil=True, fastmath=_FLAGS, boundscheck=False, cache=True, inline="always")
+@_compiled(inline=True)
 def _single(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int,
             g: np.ndarray, norm2: np.ndarray, jg: int, want_norms: bool) -> None:  # pragma: no cover - compiled
     """:func:`_tile4` for one candidate (the last few of a block)."""
@@ -117,7 +139,7 @@ def _single(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: in
         g[c, jg] += a
 
 
-@numba.njit(nogil=True, fastmath=_FLAGS, boundscheck=False, cache=True)
+@_compiled()
 def products_columns(qt: np.ndarray, xt: np.ndarray, g: np.ndarray, norm2: np.ndarray,
                      want_norms: bool) -> None:  # pragma: no cover - compiled
     """``g += qt @ xt.T`` and ``norm2 += (xt * xt).sum(1)`` for ``xt`` holding one candidate
@@ -134,7 +156,7 @@ def products_columns(qt: np.ndarray, xt: np.ndarray, g: np.ndarray, norm2: np.nd
             t += 1
 
 
-@numba.njit(nogil=True, fastmath=_FLAGS, boundscheck=False, cache=True)
+@_compiled()
 def products_rows(qt: np.ndarray, x: np.ndarray, g: np.ndarray, norm2: np.ndarray,
                   want_norms: bool) -> None:  # pragma: no cover - compiled
     """:func:`products_columns` for a row-ordered block ``x`` (``n x m``, rows contiguous),
