@@ -215,3 +215,22 @@ def test_a_nan_candidate_is_named_whichever_backend_scores_it(monkeypatch, setti
     monkeypatch.setenv(KERNEL_ENV, setting)
     with pytest.raises(ValueError, match=r"stream 'stream1': candidate 'x17' contains NaN or infinite values; drop or impute"):
         sr.select(y, x, block_size=8)
+
+
+def test_a_deferred_check_runs_once_with_the_norms_before_the_values_are_read():
+    from streamreg.models.base import CandidateBlock
+
+    seen: list[np.ndarray] = []
+    x = np.asfortranarray(np.arange(12.0).reshape(4, 3))
+    block = CandidateBlock(x, check=lambda b: seen.append(b.sq_norms().copy()))
+    assert block.check_pending and block.norm2 is None
+    assert block.values is x  # reading the values runs the check first
+    assert not block.check_pending and len(seen) == 1
+    np.testing.assert_array_equal(seen[0], (x * x).sum(axis=0))
+    block.values  # once only
+    assert len(seen) == 1
+    scored = CandidateBlock(x, check=lambda b: seen.append(b.sq_norms().copy()))
+    q = np.linalg.qr(np.ones((4, 1)))[0]
+    scored.reduce_single(np.column_stack([q, [1.0, -1.0, 1.0, -1.0]]))  # the scoring pass computes the norms
+    assert not scored.check_pending and len(seen) == 2
+    np.testing.assert_allclose(seen[1], (x * x).sum(axis=0), rtol=1e-15)
