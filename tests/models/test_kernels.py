@@ -234,3 +234,25 @@ def test_a_deferred_check_runs_once_with_the_norms_before_the_values_are_read():
     scored.reduce_single(np.column_stack([q, [1.0, -1.0, 1.0, -1.0]]))  # the scoring pass computes the norms
     assert not scored.check_pending and len(seen) == 2
     np.testing.assert_allclose(seen[1], (x * x).sum(axis=0), rtol=1e-15)
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+def test_numba_products_of_a_candidate_do_not_depend_on_its_block(order):
+    numba_kernel = pytest.importorskip("streamreg.models.kernels.numba_kernel")
+    qt, x = _problem(2300, 23, 5, order, seed=11)  # two strips of rows; 23 = 5 tiles of four and 3 more
+    g, norm2 = numba_kernel.products(qt, x, None)
+    for lo, hi in ((0, 1), (1, 3), (2, 9), (5, 23), (22, 23)):
+        g_part, n_part = numba_kernel.products(qt, x[:, lo:hi], None)
+        np.testing.assert_array_equal(g_part, g[:, lo:hi])
+        np.testing.assert_array_equal(n_part, norm2[lo:hi])
+
+
+def test_select_statistics_do_not_depend_on_the_block_size_with_numba(monkeypatch):
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(4)
+    x = np.asfortranarray(rng.normal(size=(80, 3000)))
+    y = x[:, 10] - x[:, 2000] + rng.normal(scale=0.5, size=80)
+    fits = [_fit(monkeypatch, "numba", y, x, block_size=b) for b in (16, 509, 3000)]
+    for fit in fits[1:]:
+        assert fit.selected_terms == fits[0].selected_terms
+        np.testing.assert_array_equal(fit.history["statistic"].to_numpy(), fits[0].history["statistic"].to_numpy())

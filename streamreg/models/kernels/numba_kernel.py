@@ -122,21 +122,23 @@ def _tile4(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int
 
 
 @_compiled(inline=True)
-def _single(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int,
-            g: np.ndarray, norm2: np.ndarray, jg: int, want_norms: bool) -> None:  # pragma: no cover - compiled
-    """:func:`_tile4` for one candidate (the last few of a block)."""
-    v = xt[t, x0:x0 + length]
-    if want_norms:
-        s = 0.0
+def _rest(qt: np.ndarray, src: np.ndarray, x0: int, q0: int, length: int, t: int, count: int,
+          g: np.ndarray, norm2: np.ndarray, jg: int, want_norms: bool, pad: np.ndarray, g4: np.ndarray,
+          n4: np.ndarray) -> None:  # pragma: no cover - compiled
+    """:func:`_tile4` for the last ``count`` (< 4) candidates, copied into a tile padded with
+    zeros: every candidate is summed by the same loop, in the same order, wherever the block
+    boundaries fall, so its products do not depend on the block size (as numpy's do not)."""
+    for k in range(4):
         for i in range(length):
-            s += v[i] * v[i]
-        norm2[jg] += s
-    for c in range(qt.shape[0]):
-        qa = qt[c, q0:q0 + length]
-        a = 0.0
-        for i in range(length):
-            a += qa[i] * v[i]
-        g[c, jg] += a
+            pad[k, i] = src[t + k, x0 + i] if k < count else 0.0
+    g4[:, :] = 0.0
+    n4[:] = 0.0
+    _tile4(qt, pad, 0, q0, length, 0, g4, n4, 0, want_norms)
+    for k in range(count):
+        for c in range(qt.shape[0]):
+            g[c, jg + k] += g4[c, k]
+        if want_norms:
+            norm2[jg + k] += n4[k]
 
 
 @_compiled()
@@ -145,15 +147,15 @@ def products_columns(qt: np.ndarray, xt: np.ndarray, g: np.ndarray, norm2: np.nd
     """``g += qt @ xt.T`` and ``norm2 += (xt * xt).sum(1)`` for ``xt`` holding one candidate
     per row (a column-ordered block, transposed: a view); ``qt`` is ``[Q t]'``."""
     m, n = xt.shape
+    pad, g4, n4 = np.empty((4, min(n, COL_STRIP))), np.empty((qt.shape[0], 4)), np.empty(4)
     for i0 in range(0, n, COL_STRIP):
         length = min(COL_STRIP, n - i0)
         t = 0
         while t + 4 <= m:
             _tile4(qt, xt, i0, i0, length, t, g, norm2, t, want_norms)
             t += 4
-        while t < m:
-            _single(qt, xt, i0, i0, length, t, g, norm2, t, want_norms)
-            t += 1
+        if t < m:
+            _rest(qt, xt, i0, i0, length, t, m - t, g, norm2, t, want_norms, pad, g4, n4)
 
 
 @_compiled()
@@ -163,6 +165,7 @@ def products_rows(qt: np.ndarray, x: np.ndarray, g: np.ndarray, norm2: np.ndarra
     transposed a panel at a time into a buffer that stays in the L1 cache."""
     n, m = x.shape
     buf = np.empty((PANEL, ROW_STRIP + 8))
+    pad, g4, n4 = np.empty((4, ROW_STRIP)), np.empty((qt.shape[0], 4)), np.empty(4)
     for j0 in range(0, m, PANEL):
         w = min(PANEL, m - j0)
         for i0 in range(0, n, ROW_STRIP):
@@ -175,9 +178,8 @@ def products_rows(qt: np.ndarray, x: np.ndarray, g: np.ndarray, norm2: np.ndarra
             while t + 4 <= w:
                 _tile4(qt, buf, 0, i0, length, t, g, norm2, j0 + t, want_norms)
                 t += 4
-            while t < w:
-                _single(qt, buf, 0, i0, length, t, g, norm2, j0 + t, want_norms)
-                t += 1
+            if t < w:
+                _rest(qt, buf, 0, i0, length, t, w - t, g, norm2, j0 + t, want_norms, pad, g4, n4)
 
 
 def products(q_and_target: np.ndarray, values: np.ndarray,
