@@ -78,6 +78,9 @@ def test_the_wheel_metadata_has_the_version_and_the_extras(wheel: Path):
     assert re.search(r"Requires-Dist: scikit-learn>=1\.4; extra == \"sklearn\"", text), text
     # verbose=True's widget in notebooks (the text bar, quietly, without it)
     assert re.search(r"Requires-Dist: ipywidgets>=8; extra == \"notebook\"", text), text
+    # the fused scoring kernel (numba), never in the plain install
+    assert re.search(r"Requires-Dist: numba>=0\.60; extra == \"fast\"", text), text
+    assert not re.search(r"Requires-Dist: numba[^;]*$", text, re.M), text
     assert "streamreg = streamreg.cli:main" in entry_points
 
 

@@ -14,6 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .kernels import block_products
 from .weighted import weighted_products
 
 #: a candidate whose residual (after projecting out the model) keeps less than this
@@ -111,19 +112,45 @@ class CandidateBlock:
     single-column terms are the common case and are scored with pure matrix products.
     ``norm2``: the columns' squared norms when the caller has them (:meth:`sq_norms`).
     The in-memory implementation of :class:`CandidateValues`.
+    ``check``: a check of the block (a stream's NaN check) that needs the norms; it waits
+    for them (:attr:`check_pending`), run by the first scoring pass, or before the values
+    are read otherwise.
     """
 
-    def __init__(self, values: np.ndarray, widths: np.ndarray | None = None, norm2: np.ndarray | None = None):
-        self.values = np.asarray(values, dtype=float)
-        if self.values.ndim == 1:
-            self.values = self.values[:, None]
-        self.widths = np.asarray(np.ones(self.values.shape[1], dtype=int) if widths is None else widths, dtype=int)
+    _check: Callable[[CandidateBlock], None] | None = None
+
+    def __init__(self, values: np.ndarray, widths: np.ndarray | None = None, norm2: np.ndarray | None = None,
+                 check: Callable[[CandidateBlock], None] | None = None):
+        arr = np.asarray(values, dtype=float)
+        self._values = arr[:, None] if arr.ndim == 1 else arr
+        self.widths = np.asarray(np.ones(self._values.shape[1], dtype=int) if widths is None else widths, dtype=int)
         self.starts = np.concatenate(([0], np.cumsum(self.widths)[:-1])).astype(int)
         #: squared column norms, computed once (:meth:`sq_norms`) and kept across rescores
         self.norm2 = norm2
         #: ``Q' B`` on a least-squares state's basis, kept so that a rescore after an
         #: acceptance multiplies the block by the new directions only (:mod:`.rescore`)
         self.projections: Projections | None = None
+        # a check of the values (a stream's NaN check) that waits for the norms: it runs when
+        # the first scoring pass has computed them, or before the values are read otherwise
+        self._check = check
+
+    @property
+    def values(self) -> np.ndarray:
+        """All the columns as one float matrix (a pending check runs first)."""
+        if self._check is not None:
+            self._run_check()
+        return self._values
+
+    @property
+    def check_pending(self) -> bool:
+        """Whether a check given at construction waits for the norms."""
+        return self._check is not None
+
+    def _run_check(self) -> None:
+        check, self._check = self._check, None
+        if check is not None:
+            self.sq_norms()
+            check(self)
 
     def __len__(self) -> int:
         return len(self.widths)
@@ -138,7 +165,7 @@ class CandidateBlock:
         are rescored against the new model, and their norms have not changed.
         """
         if self.norm2 is None:
-            self.norm2 = column_norms(self.values)
+            self.norm2 = column_norms(self._values)
         return self.norm2
 
     def nonfinite_columns(self) -> np.ndarray:
@@ -163,7 +190,13 @@ class CandidateBlock:
         and the weights are folded into the small side (:mod:`.weighted`), not copied into the block.
         """
         if row_weights is None:
-            return reduce_single_columns(q_and_target, self.values, self.sq_norms())
+            values = self._values
+            with np.errstate(invalid="ignore", over="ignore"):
+                # one pass for the products and, on the block's first scoring, its norms
+                g, self.norm2 = block_products(q_and_target, values, self.norm2)
+            self._run_check()
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+                return gain_from_products(q_and_target, g, self.norm2, lambda idx: values[:, idx])
 
         return reduce_weighted_columns(q_and_target, self.values, row_weights)
 
@@ -264,9 +297,7 @@ def _reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray,
     ``(b~'t)^2 / ||b~||^2`` with ``b~ = (I - QQ')b``, computed as
     ``(b't)^2 / (||b||^2 - ||Q'b||^2)`` from one GEMM; ``b~'t = b't`` because Q't = 0.
     """
-    g = q_and_target.T @ cols
-    if norm2 is None:
-        norm2 = np.einsum("ij,ij->j", cols, cols)
+    g, norm2 = block_products(q_and_target, cols, norm2)
     return gain_from_products(q_and_target, g, norm2, lambda idx: cols[:, idx])
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import itertools
-from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
+from functools import partial
 from itertools import islice
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -13,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..models.base import CandidateBlock, column_norms
+from ..models.kernels import kernel_for
 from .base import AcceptedTerm, NameRange, Stream, TermBlock
 from .item_reader import CopiedItems
 
@@ -62,17 +64,24 @@ class MatrixStream(Stream):
             idx = self.order[start:stop]
             names = [self.names[i] for i in idx]
             positions = np.asarray(idx, dtype=np.int64)
-        block = self._block(idx, stop)
-        # the norms the scoring needs anyway show NaN and inf, so checking costs no extra pass
-        bad = block.nonfinite_columns()
-        if bad.size:
-            raise ValueError(f"stream {self.name!r}: candidate {names[int(bad[0])]!r} contains NaN or infinite "
-                             "values; drop or impute them before selection")
+        check = partial(_refuse_nonfinite, self.name, names)
+        block = self._block(idx, stop, check)
+        if not block.check_pending:
+            # the norms the scoring needs anyway show NaN and inf, so checking costs no extra pass
+            check(block)
         return TermBlock(self.name, names, block, positions=positions)
 
-    def _block(self, idx: slice | np.ndarray, stop: int) -> CandidateBlock:
-        """The block of columns ``idx`` (the block ending at stream position ``stop``)."""
-        return CandidateBlock(np.asarray(self.values[:, idx], dtype=float), norm2=self._block_norms(idx, stop))
+    def _block(self, idx: slice | np.ndarray, stop: int,
+               check: Callable[[CandidateBlock], None] | None = None) -> CandidateBlock:
+        """The block of columns ``idx`` (the block ending at stream position ``stop``).
+
+        A block the fused kernel scores (:mod:`streamreg.models.kernels`) gets its norms in
+        its first scoring pass, and ``check`` then; any other gets them here, over wide slices.
+        """
+        values = np.asarray(self.values[:, idx], dtype=float)
+        if check is not None and kernel_for(values) == "numba":
+            return CandidateBlock(values, check=check)
+        return CandidateBlock(values, norm2=self._block_norms(idx, stop))
 
     def reread(self, positions: np.ndarray) -> CandidateBlock:
         """Columns ``positions`` of the matrix, as a fresh block (the values are still here).
@@ -108,6 +117,14 @@ class MatrixStream(Stream):
             self._norms[self._normed:hi] = column_norms(self.values[:, self._normed:hi])
             self._normed = hi
         return self._norms[idx]
+
+
+def _refuse_nonfinite(stream: str, names: Sequence[str], block: CandidateBlock) -> None:
+    """Refuse a block with a NaN or infinite candidate, by name (from the block's norms)."""
+    bad = block.nonfinite_columns()
+    if bad.size:
+        raise ValueError(f"stream {stream!r}: candidate {names[int(bad[0])]!r} contains NaN or infinite "
+                         "values; drop or impute them before selection")
 
 
 class CandidateNames:

@@ -15,7 +15,7 @@ in another summation order, so the same decisions (``tests/streams/test_sparse_s
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any, cast
 
@@ -66,7 +66,7 @@ class SparseBlock(CandidateBlock):
         self.norm2 = norm2
 
     @property
-    def values(self) -> np.ndarray:  # type: ignore[override]
+    def values(self) -> np.ndarray:
         """The block as a dense array (only the multi-column and robust paths ask)."""
         return np.asarray(self.matrix.toarray(), dtype=float)
 
@@ -174,7 +174,8 @@ class SparseMatrixStream(MatrixStream):
         # (names, order, positions, the checks) reads its shape, never its values
         super().__init__(name, cast(Any, sp.csc_matrix(matrix)), names, order)
 
-    def _block(self, idx: slice | np.ndarray, stop: int) -> SparseBlock:
+    def _block(self, idx: slice | np.ndarray, stop: int,
+               check: Callable[[CandidateBlock], None] | None = None) -> SparseBlock:
         """The columns ``idx``: a column slice when they are consecutive."""
         if not isinstance(idx, slice):
             pos = np.asarray(idx, dtype=np.int64)

@@ -1,0 +1,212 @@
+"""The fused scoring pass compiled with numba (the ``fast`` extra).
+
+One read of a block ``B`` gives both quantities the candidate scores need: the products
+``G = [Q t]' B`` and the squared column norms ``b'b``.  numpy computes them in two passes
+(a BLAS GEMM, which also packs ``B`` into a buffer, and an ``einsum``); at a few rows per
+candidate and a million candidates both passes are bound by memory, so reading ``B`` once
+is the whole gain.
+
+The loops work on tiles of four candidates whose values are contiguous, against two basis
+columns at a time: the tile stays in the L1 cache while the accumulators (eight products,
+four norms) stay in registers, and LLVM vectorises the sum over the rows (the ``reassoc``
+flag allows that reordering; ``nnan``/``ninf`` are not set, so a NaN or an infinity still
+propagates to the norm and the scores as in numpy).  A column-ordered block is read in
+place; a row-ordered block is transposed through a small buffer (a panel of
+:data:`PANEL` candidates by :data:`ROW_STRIP` rows) so that the same tile loops apply.
+
+This module imports numba: it is loaded only by :mod:`.` when numba is importable, and
+nothing is compiled until the first block is scored (the compiled code is cached on disk
+where the package directory is writable).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+import numba
+import numpy as np
+
+F = TypeVar("F", bound=Callable[..., None])
+
+#: rows of a column-ordered block handled per sweep: a tile of four candidates' rows
+#: (4 x 8 x 2048 bytes) stays in the L1/L2 caches while every basis column passes over it
+COL_STRIP = 2048
+#: candidates and rows of a row-ordered block transposed at once (16 x 256 doubles: 32 KiB)
+PANEL, ROW_STRIP = 64, 128
+
+#: reassociation lets LLVM vectorise the sums over rows; contraction allows fused multiply-adds
+_FLAGS = {"reassoc", "contract"}
+
+
+def _compiled(inline: bool = False) -> Callable[[F], F]:
+    """numba's ``njit`` with the flags above, compiled on first call and cached on disk.
+
+    numba keeps its cache beside the module, or in the user's cache folder when the
+    installed package is read-only; where neither can be written it refuses ``cache=True``
+    (RuntimeError), and the functions are then compiled anew in each process.
+    """
+    def wrap(fn: F) -> F:
+        options: dict[str, Any] = {"nogil": True, "fastmath": _FLAGS, "boundscheck": False,
+                                   "inline": "always" if inline else "never"}
+        try:
+            return cast(F, numba.njit(cache=True, **options)(fn))
+        except RuntimeError:
+            return cast(F, numba.njit(cache=False, **options)(fn))
+    return wrap
+
+
+@_compiled(inline=True)
+def _tile4(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int,
+           g: np.ndarray, norm2: np.ndarray, jg: int, want_norms: bool) -> None:  # pragma: no cover - compiled
+    """Add the products of rows ``t .. t+3`` of ``xt`` (elements ``x0 .. x0+length``) with
+    the basis rows ``qt[:, q0 .. q0+length]`` into ``g[:, jg .. jg+3]`` (and their squared
+    norms into ``norm2``)."""
+    v0 = xt[t, x0:x0 + length]
+    v1 = xt[t + 1, x0:x0 + length]
+    v2 = xt[t + 2, x0:x0 + length]
+    v3 = xt[t + 3, x0:x0 + length]
+    if want_norms:
+        s0 = s1 = s2 = s3 = 0.0
+        for i in range(length):
+            s0 += v0[i] * v0[i]
+            s1 += v1[i] * v1[i]
+            s2 += v2[i] * v2[i]
+            s3 += v3[i] * v3[i]
+        norm2[jg] += s0
+        norm2[jg + 1] += s1
+        norm2[jg + 2] += s2
+        norm2[jg + 3] += s3
+    p = qt.shape[0]
+    c = 0
+    while c + 1 < p:
+        qa = qt[c, q0:q0 + length]
+        qb = qt[c + 1, q0:q0 + length]
+        a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0.0
+        for i in range(length):
+            u = qa[i]
+            w = qb[i]
+            e0 = v0[i]
+            e1 = v1[i]
+            e2 = v2[i]
+            e3 = v3[i]
+            a0 += u * e0
+            a1 += u * e1
+            a2 += u * e2
+            a3 += u * e3
+            b0 += w * e0
+            b1 += w * e1
+            b2 += w * e2
+            b3 += w * e3
+        g[c, jg] += a0
+        g[c, jg + 1] += a1
+        g[c, jg + 2] += a2
+        g[c, jg + 3] += a3
+        g[c + 1, jg] += b0
+        g[c + 1, jg + 1] += b1
+        g[c + 1, jg + 2] += b2
+        g[c + 1, jg + 3] += b3
+        c += 2
+    if c < p:
+        qa = qt[c, q0:q0 + length]
+        a0 = a1 = a2 = a3 = 0.0
+        for i in range(length):
+            u = qa[i]
+            a0 += u * v0[i]
+            a1 += u * v1[i]
+            a2 += u * v2[i]
+            a3 += u * v3[i]
+        g[c, jg] += a0
+        g[c, jg + 1] += a1
+        g[c, jg + 2] += a2
+        g[c, jg + 3] += a3
+
+
+@_compiled(inline=True)
+def _rest(qt: np.ndarray, src: np.ndarray, x0: int, q0: int, length: int, t: int, count: int,
+          g: np.ndarray, norm2: np.ndarray, jg: int, want_norms: bool, pad: np.ndarray, g4: np.ndarray,
+          n4: np.ndarray) -> None:  # pragma: no cover - compiled
+    """:func:`_tile4` for the last ``count`` (< 4) candidates, copied into a tile padded with
+    zeros: every candidate is summed by the same loop, in the same order, wherever the block
+    boundaries fall, so its products do not depend on the block size (as numpy's do not)."""
+    for k in range(4):
+        for i in range(length):
+            pad[k, i] = src[t + k, x0 + i] if k < count else 0.0
+    g4[:, :] = 0.0
+    n4[:] = 0.0
+    _tile4(qt, pad, 0, q0, length, 0, g4, n4, 0, want_norms)
+    for k in range(count):
+        for c in range(qt.shape[0]):
+            g[c, jg + k] += g4[c, k]
+        if want_norms:
+            norm2[jg + k] += n4[k]
+
+
+@_compiled()
+def products_columns(qt: np.ndarray, xt: np.ndarray, g: np.ndarray, norm2: np.ndarray,
+                     want_norms: bool) -> None:  # pragma: no cover - compiled
+    """``g += qt @ xt.T`` and ``norm2 += (xt * xt).sum(1)`` for ``xt`` holding one candidate
+    per row (a column-ordered block, transposed: a view); ``qt`` is ``[Q t]'``."""
+    m, n = xt.shape
+    pad, g4, n4 = np.empty((4, min(n, COL_STRIP))), np.empty((qt.shape[0], 4)), np.empty(4)
+    for i0 in range(0, n, COL_STRIP):
+        length = min(COL_STRIP, n - i0)
+        t = 0
+        while t + 4 <= m:
+            _tile4(qt, xt, i0, i0, length, t, g, norm2, t, want_norms)
+            t += 4
+        if t < m:
+            _rest(qt, xt, i0, i0, length, t, m - t, g, norm2, t, want_norms, pad, g4, n4)
+
+
+@_compiled()
+def products_rows(qt: np.ndarray, x: np.ndarray, g: np.ndarray, norm2: np.ndarray,
+                  want_norms: bool) -> None:  # pragma: no cover - compiled
+    """:func:`products_columns` for a row-ordered block ``x`` (``n x m``, rows contiguous),
+    transposed a panel at a time into a buffer that stays in the L1 cache."""
+    n, m = x.shape
+    buf = np.empty((PANEL, ROW_STRIP + 8))
+    pad, g4, n4 = np.empty((4, ROW_STRIP)), np.empty((qt.shape[0], 4)), np.empty(4)
+    for j0 in range(0, m, PANEL):
+        w = min(PANEL, m - j0)
+        for i0 in range(0, n, ROW_STRIP):
+            length = min(ROW_STRIP, n - i0)
+            for i in range(length):
+                row = x[i0 + i]
+                for t in range(w):
+                    buf[t, i] = row[j0 + t]
+            t = 0
+            while t + 4 <= w:
+                _tile4(qt, buf, 0, i0, length, t, g, norm2, j0 + t, want_norms)
+                t += 4
+            if t < w:
+                _rest(qt, buf, 0, i0, length, t, w - t, g, norm2, j0 + t, want_norms, pad, g4, n4)
+
+
+def products(q_and_target: np.ndarray, values: np.ndarray,
+             norm2: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`.numpy_kernel.products` in one fused pass (dense float64 ``values``, either layout).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from streamreg.models.kernels import numpy_kernel
+    >>> rng = np.random.default_rng(1)
+    >>> basis, block = rng.standard_normal((40, 3)), np.asfortranarray(rng.standard_normal((40, 6)))
+    >>> fused, plain = products(basis, block, None), numpy_kernel.products(basis, block, None)
+    >>> [bool(np.allclose(a, b, rtol=1e-12)) for a, b in zip(fused, plain)]
+    [True, True]
+    """
+    n, m = values.shape
+    if q_and_target.ndim != 2 or q_and_target.shape[0] != n:
+        # the compiled loops do not check bounds: a mismatch would read past the arrays
+        raise ValueError(f"the basis has {q_and_target.shape[0]} rows and the block {n}")
+    qt = np.ascontiguousarray(q_and_target.T, dtype=np.float64)
+    g = np.zeros((qt.shape[0], m))
+    want_norms = norm2 is None
+    sums = np.zeros(m if want_norms else 0)
+    if n and m:
+        if n == 1 or values.strides[0] == values.itemsize:
+            products_columns(qt, values.T, g, sums, want_norms)
+        else:
+            products_rows(qt, values, g, sums, want_norms)
+    return g, sums if norm2 is None else norm2
