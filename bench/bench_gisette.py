@@ -6,7 +6,7 @@ the shared data's gisette (the validation split: ``gisette_train.data`` is missi
 ``bench_realdata.py``), each in a forked child killed after ``--time-limit`` seconds:
 
 * ``default``: ``sr.select(y, X, family="binomial")``, the package default;
-* ``default, no separation stop``: the same with the search's separation stop off
+* ``default without the separation stop``: the same with the search's separation stop off
   (``streamwise_run.SEPARATION_STOP`` set beyond reach), i.e. every pass over the whole
   stream however many candidates in a row would separate the response: what the stop spares;
 * ``papers' rule``: ``method="alpha-investing"`` (w0 = alpha_delta = 0.5, one pass);
@@ -43,7 +43,7 @@ import pandas as pd  # noqa: E402
 
 import streamreg as sr  # noqa: E402
 
-METHODS = ("default", "default, no separation stop", "papers' rule", "abess", "L1-logistic CV")
+METHODS = ("default", "default without the separation stop", "papers' rule", "abess", "L1-logistic CV")
 
 
 def load() -> tuple[np.ndarray, np.ndarray]:
@@ -58,7 +58,7 @@ def fit(method: str, x: np.ndarray, y: np.ndarray) -> dict:
     info: dict = {}
     t = time.perf_counter()
     if method.startswith("default") or method == "papers' rule":
-        if method == "default, no separation stop":
+        if method == "default without the separation stop":
             import streamreg.search.streamwise_run as run
 
             run.SEPARATION_STOP = 1 << 62
