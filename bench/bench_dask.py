@@ -4,7 +4,10 @@
     generated chunk by chunk (never materialised on the driver): a ``distributed``
     LocalCluster with 2 worker processes of 1 thread, and with 2 workers as threads of this
     process, against the same graph on dask's synchronous scheduler in this process; the
-    decisions must agree.
+    decisions must agree.  Two problems: the signals spread over the stream ("late") and all
+    three in the first chunk ("early": three acceptances before the rest of the stream).  All
+    runs warm, interleaved over ``--rounds`` rounds; min and median seconds, the CPU seconds
+    used (driver and workers) and each worker's busy share, with the machine's load.
 (b) Tall data: ``n = 10,000,000`` rows x 200 candidates generated on the workers in row
     chunks of 100,000 (16 GB in all, never gathered): the candidates are scored by sums over
     row chunks.  Time, the peak memory of each worker process (its RSS, sampled every 0.25 s)
@@ -20,6 +23,7 @@
     (no Dask), and arithmetic that stays in cache, for comparison.
 
 Usage:  python bench/bench_dask.py [--quick] [--m 4000000] [--chunk 50000] [--only a|p|h|b|c] [--rows 10000000]
+        [--rounds 3]
 """
 from __future__ import annotations
 
@@ -37,16 +41,21 @@ import dask
 import dask.array as da
 import numpy as np
 import pandas as pd
-from distributed import Client, LocalCluster, wait
+from distributed import Client, LocalCluster, get_task_stream, wait
 
 import streamreg as sr
 
-TRUE = (7, 1_234_567, 2_500_001, 3_999_000)
+#: where the signals sit: spread over the stream (one acceptance in the first chunk), or all three
+#: in the first chunk of 50,000 columns (three acceptances there, the rest of the stream after them)
+PROBLEMS = {"late": (7, 1_234_567, 2_500_001, 3_999_000), "early": (7, 21_000, 42_000)}
+TRUE = PROBLEMS["late"]
+RUNS = ("synchronous scheduler, 1 process", "LocalCluster, 2 worker processes x 1 thread",
+        "LocalCluster, 2 workers x 1 thread, in this process")
 
 
-def problem(m: int, chunk: int, seed: int = 4) -> tuple[np.ndarray, da.Array]:
+def problem(m: int, chunk: int, seed: int = 4, true: tuple[int, ...] = TRUE) -> tuple[np.ndarray, da.Array]:
     g = da.random.default_rng(seed).standard_normal((100, m), chunks=(100, chunk))
-    cols = [j % m for j in TRUE]
+    cols = [j % m for j in true]
     y = g[:, cols].sum(axis=1).compute() + 0.1 * np.random.default_rng(seed).standard_normal(100)
     return y, g
 
@@ -57,45 +66,73 @@ def timed(fn, *args, **kwargs):
     return time.perf_counter() - t, out
 
 
-def wide(m: int, chunk: int) -> pd.DataFrame:
-    y, g = problem(m, chunk)
+def _cpu(client: Client | None) -> float:
+    """CPU seconds used so far by this process (its threads: driver, scheduler, thread workers)
+    and by the worker processes of ``client``'s cluster."""
+    own = time.process_time()
+    if client is None or not client.cluster.processes:
+        return own
+    return own + sum(client.run(time.process_time).values())
+
+
+def _busy(stream: list[dict], wall: float) -> str:
+    """Share of the wall time each worker spent computing tasks (task stream)."""
+    per: dict[str, float] = {}
+    for task in stream:
+        for s in task["startstops"]:
+            if s["action"] == "compute":
+                per[task["worker"]] = per.get(task["worker"], 0.0) + s["stop"] - s["start"]
+    return ", ".join(f"{v / wall:.2f}" for v in per.values())
+
+
+def _one(y: np.ndarray, g: da.Array, client: Client | None) -> dict:
+    """One timed search (synchronous scheduler when ``client`` is None): seconds, CPU, busy, terms."""
+    c0 = _cpu(client)
+    if client is None:
+        with dask.config.set(scheduler="synchronous"):
+            secs, fit = timed(sr.select, y, g, w0=0.05, alpha_delta=0.05)
+        busy = ""
+    else:
+        with client.as_current(), get_task_stream(client) as ts:
+            secs, fit = timed(sr.select, y, g, w0=0.05, alpha_delta=0.05)
+        busy = _busy(ts.data, secs)
+    return {"seconds": secs, "cpu": _cpu(client) - c0, "busy": busy, "selected": tuple(fit.selected_terms)}
+
+
+def wide(m: int, chunk: int, rounds: int = 3) -> pd.DataFrame:
+    """Both problems on the synchronous scheduler, 2 worker processes and 2 worker threads, all warm
+    (a search on a tenth of each stream first) and interleaved: round after round, each problem
+    runs once on each, in an order that rotates, so a change in the machine's load falls on all."""
+    problems = {name: problem(m, chunk, true=true) for name, true in PROBLEMS.items()}
     rows = []
-    with dask.config.set(scheduler="synchronous"):
-        secs, ref = timed(sr.select, y, g, w0=0.05, alpha_delta=0.05)
-    rows.append({"run": "synchronous scheduler, 1 process", "seconds": secs, "selected": ",".join(ref.selected_terms)})
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=50) as cluster, Client(cluster):
-        secs, fit = timed(sr.select, y, g, w0=0.05, alpha_delta=0.05)
-    rows.append({"run": "LocalCluster, 2 workers x 1 thread", "seconds": secs,
-                 "selected": ",".join(fit.selected_terms)})
-    # the workers' statistical profiler and GIL monitor off (their environment, read at start-up)
-    quiet = {"DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False",
-             "DASK_DISTRIBUTED__ADMIN__SYSTEM_MONITOR__GIL__ENABLED": "False"}
-    saved = {k: os.environ.get(k) for k in quiet}
-    os.environ.update(quiet)
-    try:
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                          silence_logs=50) as cluster, Client(cluster):
-            secs, quiet_fit = timed(sr.select, y, g, w0=0.05, alpha_delta=0.05)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    rows.append({"run": "  the same, workers' profiler and GIL monitor off", "seconds": secs,
-                 "selected": ",".join(quiet_fit.selected_terms)})
-    # the workers as threads of this process: generation and BLAS release the GIL, and the
-    # model and the scores cross no process boundary (nothing is serialised)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
-                      silence_logs=50) as cluster, Client(cluster):
-        secs, thread_fit = timed(sr.select, y, g, w0=0.05, alpha_delta=0.05)
-    rows.append({"run": "LocalCluster, 2 workers x 1 thread, in this process", "seconds": secs,
-                 "selected": ",".join(thread_fit.selected_terms)})
+    with contextlib.ExitStack() as stack:
+        clusters = [LocalCluster(n_workers=2, threads_per_worker=1, processes=procs, dashboard_address=None,
+                                 silence_logs=50) for procs in (True, False)]
+        clients = [None] + [stack.enter_context(Client(stack.enter_context(c), set_as_default=False))
+                            for c in clusters]
+        for y, g in problems.values():  # warm: imports, graph code, the workers' first tasks
+            for client in clients:
+                _one(y, g[:, : m // 10], client)
+        loads = [os.getloadavg()[0]]
+        for r in range(rounds):
+            for name, (y, g) in problems.items():
+                for i in np.roll(np.arange(len(clients)), r):
+                    rows.append({"problem": name, "run": RUNS[i], "round": r, **_one(y, g, clients[i])})
+            loads.append(os.getloadavg()[0])
     out = pd.DataFrame(rows)
-    out["speed-up"] = out["seconds"].iloc[0] / out["seconds"]
-    out["same decisions"] = [True] + [f.selected_terms == ref.selected_terms for f in (fit, quiet_fit, thread_fit)]
-    return out
+    table = out.groupby(["problem", "run"], sort=False).agg(
+        min_s=("seconds", "min"), median_s=("seconds", "median"), cpu_s=("cpu", "median"),
+        busy=("busy", "last"), same=("selected", lambda s: s.nunique() == 1)).reset_index()
+    sync = table[table["run"] == RUNS[0]].set_index("problem")
+    table["x min"] = table["problem"].map(sync["min_s"]) / table["min_s"]
+    table["x median"] = table["problem"].map(sync["median_s"]) / table["median_s"]
+    chosen = out.groupby("problem")["selected"].agg(lambda s: s.nunique() == 1)
+    table["same decisions"] = table["same"] & table["problem"].map(chosen)
+    table["selected"] = table["problem"].map(out.groupby("problem")["selected"].first().map(",".join))
+    print(f"load average (1 min) before the rounds and after each: {', '.join(f'{v:.2f}' for v in loads)}; "
+          f"{rounds} rounds; cpu s: median CPU seconds of this process and the worker processes; busy: each "
+          "worker's share of the wall time spent in tasks (last round)")
+    return table.drop(columns="same")
 
 
 def bare(m: int, chunk: int) -> pd.DataFrame:
@@ -296,13 +333,15 @@ def main() -> None:
     ap.add_argument("--chunk", type=int, default=50_000)
     ap.add_argument("--rows", type=int, default=10_000_000, help="n of the tall problem (b)")
     ap.add_argument("--only", choices=["a", "p", "h", "b", "c"], help="run one part")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of (a)")
     args = ap.parse_args()
     m = 400_000 if args.quick else args.m
     n = 1_000_000 if args.quick else args.rows
     pd.set_option("display.width", 200)
     if args.only in (None, "a"):
-        print(f"== (a) lazily generated stream, 100 x {m:,}, chunks of {args.chunk:,} columns ==")
-        print(wide(m, args.chunk).to_string(index=False, float_format="%.3g"))
+        print(f"== (a) lazily generated stream, 100 x {m:,}, chunks of {args.chunk:,} columns; signals "
+              f"late {PROBLEMS['late']}, early {PROBLEMS['early']} ==")
+        print(wide(m, args.chunk, args.rounds).to_string(index=False, float_format="%.3g"))
     if args.only in (None, "p"):
         print(f"\n== (p) the same chunks as a bare pipeline (no search), 100 x {m:,}, chunks of {args.chunk:,} ==")
         print(bare(m, args.chunk).to_string(index=False, float_format="%.3g"))

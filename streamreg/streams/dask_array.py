@@ -23,7 +23,10 @@ One task scores a run of consecutive chunks, each read (or generated) inside the
 its own optimized graph and scored on its own, so the scores are those of one task per
 chunk.  Runs are up to ``group`` chunks long, shorter just after a model change (the next
 acceptance may void them) and near the end; the values of a block scored again, and of
-the runs ahead while acceptances are frequent, are kept on the workers.
+the runs ahead while acceptances are frequent, are kept on the workers (runs ahead are then
+full-size at once: an acceptance voids only their scoring).  A task scores the kept chunks
+of one task only, so it runs where they are, and an accepted column is read where it is kept
+(or computed here from its graph), not queued behind the runs in flight.
 
 Cost on small machines: with few cores the driver, the scheduler and the workers' event
 loops share the CPUs with the scoring, and each task has a fixed cost of its own, hence tasks
@@ -50,6 +53,7 @@ from .dask_tasks import (
     chunk_scores,
     chunk_values,
     independent_chunks,
+    read_kept,
     score_chunks,
     take_column,
 )
@@ -239,6 +243,7 @@ class DaskArrayStream(Stream):
         self._last_key: str | None = None  # the model of the last block scored
         self._changes = 0  # model changes (acceptances) so far
         self._changed_at = 0  # the chunk where the current model began scoring
+        self._keep = False  # whether the runs scored ahead keep their values on the workers
         self._model: tuple[str, Any, Any] | None = None  # the current model, cut like the rows
 
     def _next_block(self, k: int) -> TermBlock | None:
@@ -284,11 +289,13 @@ class DaskArrayStream(Stream):
         # voids the speculative scores; kept values are rescored without being read again, but
         # holding them costs the workers memory and time, so one early acceptance is not enough)
         passed = int(np.searchsorted(self._bounds, stop)) + KEEP_AHEAD_CHUNKS
-        keep = not self.by_rows and self._changes * KEEP_AHEAD_CHUNKS > passed
-        # the block's runs, then `ahead` runs after it (fewer just after a model change: the next
-        # acceptance may void them) are in flight before waiting, in stream order with decreasing
-        # priority (dask runs the higher first)
-        ahead = self.ahead if self.by_rows else min(self.ahead, max(1, self._chunk_of(stop - 1) - self._changed_at))
+        keep = self._keep = not self.by_rows and self._changes * KEEP_AHEAD_CHUNKS > passed
+        # the block's runs, then `ahead` runs after it are in flight before waiting, in stream order
+        # with decreasing priority (dask runs the higher first).  Fewer just after a model change
+        # (the next acceptance may void them), unless their values are kept: an acceptance then
+        # voids only their scoring, and the values are rescored where they are
+        ahead = self.ahead if self.by_rows or keep else \
+            min(self.ahead, max(1, self._chunk_of(stop - 1) - self._changed_at))
         lo = self._runs[-1].hi if self._runs else start
         beyond = sum(r.lo >= stop for r in self._runs)
         while lo < self.n_candidates and (lo < stop or beyond < ahead):
@@ -322,9 +329,19 @@ class DaskArrayStream(Stream):
         if not self.by_rows:
             c = self._chunk_of(lo)
             left = len(self._bounds) - 1 - c
-            size = max(1, min(self.group, (c - self._changed_at) // 2, left // 2))
-            return int(self._bounds[min(c + size, len(self._bounds) - 1)])
+            since = self.group if self._keep else (c - self._changed_at) // 2  # kept values: no ramp
+            end = c + max(1, min(self.group, since, left // 2))
+            # kept chunks are scored with the others of their task only, and others without them:
+            # the task then runs on the worker holding its values (no copy between workers)
+            home = self._home(c)
+            end = next((d for d in range(c + 1, end) if self._home(d) is not home), end)
+            return int(self._bounds[end])
         return stop if lo < stop else self._chunk_end(lo + max(stop - start, 1))
+
+    def _home(self, c: int) -> Any:
+        """The task that computed and keeps chunk ``c`` with others (None: not kept that way)."""
+        held = self._held.get(c)
+        return held[0] if held is not None and held[1] is not None else None
 
     def _submit(self, client: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None,
                 lo: int, hi: int, hold: bool) -> Any:
@@ -387,17 +404,26 @@ class DaskArrayStream(Stream):
 
     def column(self, j: int) -> np.ndarray | None:
         """Column ``j`` (accepted) from its chunk, kept on the workers from now on: the block is
-        scored again next, from the same values.  None without a client, or for row sums."""
+        scored again next, from the same values.  None without a client, or for row sums.
+
+        The driver does not queue behind the runs in flight (tasks of several chunks): values
+        already kept are read where they are, outside the workers' task queues, and a chunk not
+        yet computed is computed here from its own graph (the same values) when it has one."""
         client = _client()
         if client is None or self.by_rows:
             return None
         c = self._chunk_of(j)
-        # priority over the runs in flight: the driver waits for it
+        at = j - int(self._bounds[c])
         [(values, i)] = self._sources(client, c, c + 1, True, 1)
         if isinstance(values, LazyChunks):  # too large to keep
             return None
-        future = client.submit(take_column, values, i, j - int(self._bounds[c]), key=self._key("column"), priority=1)
-        return np.asarray(future.result(), dtype=float)
+        column = read_kept(client, values, i, at) if values.done() else None
+        lazy = self._lazy([c], c) if column is None else None
+        if lazy is not None:
+            column = take_column(lazy, 0, at)
+        if column is None:  # priority over the runs in flight: the driver waits for it
+            column = client.submit(take_column, values, i, at, key=self._key("column"), priority=1).result()
+        return np.asarray(column, dtype=float)
 
     def _graph(self, part: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None, key: str) -> Any:
         if self.by_rows:

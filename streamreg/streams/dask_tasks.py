@@ -102,3 +102,20 @@ def score_chunks(q_and_target: np.ndarray, row_weights: np.ndarray | None, skip:
 
 def take_column(values: Any, i: int | None, j: int) -> np.ndarray:
     return np.asarray(_chunk(values, i)[:, j:j + 1])
+
+
+def _take_kept(key: Any, i: int | None, j: int, dask_worker: Any) -> np.ndarray | None:
+    """Run by ``Client.run`` on the worker holding ``key``: a column of its kept values."""
+    values = dask_worker.data.get(key)
+    return None if values is None else take_column(values, i, j)
+
+
+def read_kept(client: Any, future: Any, i: int | None, j: int) -> np.ndarray | None:
+    """Column ``j`` of the kept values of ``future`` (computed), read on a worker holding them by
+    ``Client.run``, which does not wait for the worker's running task; None when no worker
+    holds them (then a task reads it)."""
+    holders = client.who_has([future]).get(future.key, ())
+    if not holders:
+        return None
+    column = client.run(_take_kept, future.key, i, j, workers=[holders[0]])
+    return next(iter(column.values()), None)

@@ -116,8 +116,8 @@ def _array(kind, x, client, chunk):
 
 
 @pytest.mark.parametrize(("kind", "chunk", "group"), [
-    ("in memory", 500, 3),  # 12 chunks: groups of 3 and of 5 (below) do not divide them all
-    ("in memory", 500, 5),
+    ("in memory", 400, 3),  # 15 chunks: runs of 3 from the chunk after the 2nd acceptance hold the 3rd inside
+    ("in memory", 500, 5),  # 12 chunks
     ("in memory", 430, 2),  # a narrower last chunk
     ("generated", 300, 4),
     ("persisted", 400, 3),
@@ -150,6 +150,41 @@ def test_tasks_scoring_several_chunks_give_the_numpy_decisions(client, problem, 
     assert max(hi - lo for lo, hi in runs) > chunk
     accepted = [int(t[1:]) for t in ref.history.loc[ref.history["status"].astype(str) == "accepted", "term"]]
     assert any(lo // chunk < j // chunk and j < hi for lo, hi in runs for j in accepted)
+
+
+def test_kept_values_are_scored_and_read_where_they_are_kept(client, monkeypatch):
+    """Three acceptances in the first chunk: the runs scored ahead keep their values on the
+    workers (an acceptance then voids their scoring only, so they are full-size at once).  No
+    task scores kept chunks of two tasks, or kept chunks with chunks to generate (it runs where
+    its values are, nothing copied between workers); accepted columns already kept are read on
+    their worker, outside its task queue.  The decisions and statistics are numpy's."""
+    from streamreg.streams import dask_array, dask_tasks
+
+    g = da.random.default_rng(5).standard_normal((100, 60_000), chunks=(100, 2_000))
+    x = g.compute()
+    y = x[:, [3, 700, 1_500, 41_000]].sum(axis=1) + 0.3 * np.random.default_rng(6).standard_normal(100)
+    homes, read = [], []
+    sources, read_kept = DaskArrayStream._sources, dask_tasks.read_kept
+
+    def recorded(self, *args):
+        out = sources(self, *args)
+        homes.append({id(v) if i is not None and not isinstance(v, dask_tasks.LazyChunks) else None
+                      for v, i in out})
+        return out
+
+    def reading(*args):
+        column = read_kept(*args)
+        read.append(column is not None)
+        return column
+
+    monkeypatch.setattr(DaskArrayStream, "_sources", recorded)
+    monkeypatch.setattr(dask_array, "read_kept", reading)
+    ref = sr.select(y, x, passes=1)
+    fit = sr.select(y, g, passes=1)
+    _same(fit, ref)
+    assert {"x3", "x700", "x1500"} <= set(ref.selected_terms)
+    assert all(len(h) == 1 for h in homes)
+    assert any(None not in h for h in homes) and any(read)
 
 
 def test_a_worker_killed_mid_search_changes_nothing(client):
