@@ -143,7 +143,8 @@ class ScreenConfirm:
         arranged = arrange_streams(list(streams), multistream=options.multistream, passes=options.passes,
                                    lazy_passes=options.lazy_passes, hold_last=True)
         held = all(isinstance(s, PassesStream) and s.hold_last for s in arranged)
-        why = ("the streams cannot be read twice" if not held or fixed is None or not hasattr(state, "refit")
+        why = ("a stream cannot be read twice (a generator, a Dask array, or interactions() growing from the "
+               "model)" if not held or fixed is None or not hasattr(state, "refit")
                else "a stopping rule (max_tests, max_selected, time_budget) may end the screening early"
                if options.has_stopping_rule else "")
         if why:  # the confirmation's rule alone, in one phase
