@@ -204,13 +204,16 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
             o = tests.outcomes
             level, accept = run_rule(policy, o)
             log_p = o.log_p
-            rec.add(stream.name, tests.names, test=test_no + 1 + np.arange(len(tests)), statistic=o.statistic,
+            # the stream's own test count runs on from its screening tests, as over passes
+            screened_tests = getattr(screened.policies.get(stream.name), "n_tested", 0)
+            rec.add(stream.name, tests.names, test=test_no + 1 + np.arange(len(tests)),
+                    stream_test=screened_tests + 1 + np.arange(len(tests)), statistic=o.statistic,
                     df=o.df, df_resid=o.df_resid, log_p=log_p, level=level,
                     status=np.where(accept, int(ACCEPTED), int(REJECTED)), pass_=pass_no)
             for i in np.flatnonzero(accept):
                 term = tests.term(int(i))
                 terms.append(term)
-                rows.append(_row(term.name, stream.name, test_no + 1 + int(i), o.take([int(i)]),
+                rows.append(_row(term.name, stream.name, test_no + 1 + int(i), screened_tests + 1 + int(i), o.take([int(i)]),
                                  float(log_p[i]), float(level[i])))
         test_no += len(tests)
         policies[stream.name] = policy
@@ -291,9 +294,10 @@ def _stream_tests(state: ModelState, fixed: np.ndarray, in_model: list[AcceptedT
     return _StreamTests(outcomes, [names[int(k)] for k in order], [sources[int(k)] for k in order])
 
 
-def _row(name: str, stream: str, test: int, o: TestOutcomes, log_p: float, level: float) -> dict:
+def _row(name: str, stream: str, test: int, stream_test: int, o: TestOutcomes, log_p: float,
+         level: float) -> dict:
     """The selected table's row of a confirmed term."""
-    return {"term": name, "stream": stream, "test": test, "stream_test": np.nan, "statistic": float(o.statistic[0]),
+    return {"term": name, "stream": stream, "test": test, "stream_test": stream_test, "statistic": float(o.statistic[0]),
             "df": int(o.df[0]), "pvalue": float(np.exp(log_p)), "level": level, "wealth": np.nan}
 
 
