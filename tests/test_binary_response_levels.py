@@ -4,9 +4,9 @@ refused, and ``select()`` codes a text response as ``streamreg()`` does."""
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 
 
 @pytest.mark.parametrize("categories, success", [(["no", "yes", "maybe"], "yes"), (["maybe", "no", "yes"], "yes"),

@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 from streamreg.streams.arrays import IterableStream
 
 N, M = 200, 50

@@ -3,10 +3,10 @@
 The response, fixed terms and role columns are gathered; each ``stream()`` of numeric
 columns stays a Dask array scored on the workers (here dask's default scheduler).
 """
-from one_phase import ONE_PHASE
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 

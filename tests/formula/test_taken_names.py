@@ -1,10 +1,10 @@
 """A stream() that names the response or a fixed term's column is refused; a glob skips them."""
 from __future__ import annotations
 
-from one_phase import ONE_PHASE
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.lexer import FormulaError

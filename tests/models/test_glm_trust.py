@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from one_phase import ONE_PHASE
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 from streamreg.models.glm import fit_glm
 from streamreg.models.separation import is_separated, mle_exists
 

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from one_phase import ONE_PHASE
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 from streamreg.models.glm import GLMState
 
 M = 10

@@ -21,10 +21,10 @@ import pandas as pd
 import patsy
 import pytest
 import statsmodels.api as sm
+from one_phase import ONE_PHASE
 from scipy import stats
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 from streamreg.models.base import CandidateBlock, ObservationWeights
 from streamreg.models.gaussian import GaussianState
 from streamreg.models.glm import GLMState

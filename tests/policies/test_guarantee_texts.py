@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import numpy as np
+from one_phase import ONE_PHASE
 from scipy import stats
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 
 
 def test_the_chi_square_tail_bounds_behind_information_investing():

@@ -15,9 +15,9 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 from streamreg.results.latex import latex_escape, note_paragraphs
 
 SPECIALS = r"a*b _c %d &e #f $g {h} ~i ^j \k [l] <m >n <= >= |o"

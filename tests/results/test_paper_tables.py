@@ -20,10 +20,10 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 import statsmodels.formula.api as smf
+from one_phase import ONE_PHASE
 from test_latex import compile_latex
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 
 
 @pytest.fixture(scope="module")

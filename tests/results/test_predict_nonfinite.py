@@ -6,9 +6,9 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 
 
 @pytest.fixture(scope="module")

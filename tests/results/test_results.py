@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 import statsmodels.formula.api as smf
+from one_phase import ONE_PHASE
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,9 @@
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 from streamreg.results.summary import selection_facts
 
 

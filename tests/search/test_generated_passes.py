@@ -4,10 +4,10 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 from naive import is_collinear
+from one_phase import ONE_PHASE
 from test_search import FixedPModel
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 from streamreg.policies import AlphaInvesting
 from streamreg.search import streamwise_search
 from streamreg.streams.arrays import MatrixStream

@@ -5,9 +5,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
-from one_phase import ONE_PHASE
 from streamreg.datasets.synthetic import SyntheticStream
 from streamreg.search.history import HistoryRecorder
 

@@ -3,7 +3,6 @@
 A ``distributed.LocalCluster`` (2 worker processes, 1 thread each) runs inside the session;
 the same searches also run on dask's default scheduler.
 """
-from one_phase import ONE_PHASE
 import os
 import signal
 import threading
@@ -12,6 +11,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.streams.dask_array import DaskArrayStream

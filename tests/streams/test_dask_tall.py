@@ -5,10 +5,10 @@ A block whose column chunk is too large to gather on one worker keeps its rows c
 statistics.  The decisions must be those of the numpy path and the refit that of
 statsmodels on the gathered data.
 """
-from one_phase import ONE_PHASE
 import numpy as np
 import pytest
 import statsmodels.api as sm
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.streams import dask_array
