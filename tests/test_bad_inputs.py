@@ -62,7 +62,7 @@ FG = "y ~ C(g) + stream(x*)"
 # (id, call, exception, message fragment); the call gets the ctx fixture
 STREAMREG_OPTIONS = [
     ("w0-string", lambda c: sr.streamreg(F, c.df, w0="0.5"), TypeError,
-     r"option w0 of method 'alpha-investing' must be a number"),
+     r"option w0 of method 'screen-confirm' must be a number"),
     ("w0-above-one", lambda c: sr.streamreg(F, c.df, w0=2), ValueError, r"w0 must be a number in \(0, 1\]"),
     ("w0-bits-too-large", lambda c: sr.streamreg(F, c.df, method="information-investing", w0=3.0), ValueError,
      r"w0 must be below 2\^\(1 \+ w_delta\) = 2.82843 bits"),
@@ -107,7 +107,7 @@ STREAMREG_OPTIONS = [
      "unknown method 'magic'; known methods: .*lord"),
     ("method-number", lambda c: sr.streamreg(F, c.df, method=3), TypeError, "method must be a name"),
     ("option-unknown", lambda c: sr.streamreg(F, c.df, weights=np.ones(N)), TypeError,
-     "unknown option 'weights' for method 'alpha-investing'; valid options: w0, alpha_delta"),
+     "unknown option 'weights' for method 'screen-confirm'; valid options: w0, alpha_delta, screen_w0"),
     ("option-misspelt", lambda c: sr.streamreg(F, c.df, max_test=3), TypeError, "did you mean max_tests="),
     ("option-for-optionless-method", lambda c: sr.streamreg(F, c.df, method="aic", w0=0.1), TypeError,
      "method 'aic' takes no options"),

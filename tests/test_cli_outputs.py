@@ -56,7 +56,7 @@ def test_two_outputs_in_one_file_are_refused(capsys, csv, tmp_path):
 
 
 def test_dash_is_standard_output(capsys, csv, tmp_path):
-    assert main(["y ~ stream(*)", "--data", str(csv), "--history", "-", "--passes", "1"]) == 0
+    assert main(["y ~ stream(*)", "--data", str(csv), "--history", "-", "--passes", "1", "--method", "alpha-investing"]) == 0
     out, err = capsys.readouterr()
     history = pd.read_csv(io.StringIO(out))  # stdout holds the CSV alone; the summary went to stderr
     assert history.columns[0] == "test" and len(history) == 4

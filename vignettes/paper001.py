@@ -134,10 +134,12 @@ def summarise(rows, paper=None):
 
 # %%
 GEN = "clusters(x*, k={k}, name=cl) + pca(x*, k=50) + squares(x*)"
+# the paper's rule, named: the package default (method=None) screens, then confirms
+PAPER_RULE = {"method": "alpha-investing", "w0": 0.5, "alpha_delta": 0.5}
 SPECS = {
-    "MSFS (I)": (GEN + " + interactions(cl)", {}),
-    "MSFS": (GEN, {}),
-    "SFS": (GEN, {"multistream": False}),
+    "MSFS (I)": (GEN + " + interactions(cl)", PAPER_RULE),
+    "MSFS": (GEN, PAPER_RULE),
+    "SFS": (GEN, {**PAPER_RULE, "multistream": False}),
     # stepwise sees every candidate at every step: clusters make no difference to it
     "Stepwise RIC": ("stream(x*) + pca(x*, k=50) + squares(x*)", {"method": "stepwise-ric"}),
 }

@@ -181,7 +181,11 @@ class SelectionRecord:
 
     def guarantee(self) -> str:
         """What the rule guarantees, under which assumption, and when this selection voids it."""
-        text = str(self.policy.guarantee())
+        policy = self.policy
+        if str(getattr(self.search, "confirmation", "")).startswith("none"):
+            # screen-confirm ran the confirmation's rule alone, in one phase: that rule's guarantee
+            policy = next(iter(self.search.policies.values()), policy)
+        text = str(policy.guarantee())
         if self.test_description.startswith("paper 000 code"):
             # exp(-dRSS / (2 RSS0 / n)) is super-uniform only while k/n is small (anti-conservative beyond)
             text += (" CAVEAT: test='paper' computes p = exp(-dRSS / (2 RSS0 / n)), which is a valid p-value "

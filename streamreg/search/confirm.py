@@ -199,7 +199,6 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
     in_model = list(screened.accepted)
     pass_no = max(s.passes for s in streams) + 1
     rec = HistoryRecorder(keep=options.history)
-    rows: list[dict] = []
     held = {s.name: s.held() for s in streams}  # read one block at a time below
     policies: dict[str, Any] = {}
     initial: dict[str, float] = {}
@@ -209,23 +208,30 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
         policy.start(n_obs=state.n, share=1.0 / len(streams), n_candidates=max(n_tests, 1), horizon=max(n_tests, 1))
         policies[s.name], initial[s.name] = policy, policy.wealth
     test_no = screened.n_tests
+    # each stream's own test count runs on from its screening tests, as over passes
+    stream_test = {n: int(getattr(screened.policies.get(n), "n_tested", 0)) for n in policies}
     kept = list(in_model)
+    kept_rows: dict[int, dict] = {}  # the selected-table rows of the screened terms kept, by id
     for term in reversed(in_model):  # backward elimination of the screened terms
         o = _drop_one(state, fixed, kept, term)  # kept: the screened terms not rejected so far
         if o is None or term.stream not in policies:
             continue
         level, accept = run_rule(policies[term.stream], o)
         test_no += 1
+        stream_test[term.stream] += 1
         log_p = o.log_p
-        rec.add(term.stream, [term.name], test=test_no, statistic=o.statistic, df=o.df, df_resid=o.df_resid,
-                log_p=log_p, level=level, status=int(ACCEPTED if accept[0] else REJECTED), pass_=pass_no)
+        rec.add(term.stream, [term.name], test=test_no, stream_test=stream_test[term.stream], statistic=o.statistic,
+                df=o.df, df_resid=o.df_resid, log_p=log_p, level=level,
+                status=int(ACCEPTED if accept[0] else REJECTED), pass_=pass_no)
         if accept[0]:
-            rows.append(_row(term.name, term.stream, test_no, o, float(log_p[0]), float(level[0])))
+            kept_rows[id(term)] = _row(term.name, term.stream, test_no, stream_test[term.stream], o, float(log_p[0]),
+                                       float(level[0]))
         else:
             kept = [t for t in kept if t is not term]
+    kept = [t for t in kept if id(t) in kept_rows]  # untestable ones (no fit without them) leave too
     refit: Any = getattr(state, "refit")  # noqa: B009 -- checked in run(); ModelState does not declare it
     confirmed_model: Any = state if len(kept) == len(in_model) else refit(fixed, [t.values for t in kept])
-    terms = list(kept)  # in the order they entered
+    terms, rows = list(kept), [kept_rows[id(t)] for t in kept]
     for s in streams:  # every other candidate against the confirmed model, in stream order
         parts: list[TestOutcomes] = []
         sources: list[tuple[int, int]] = []  # (held entry, position in it): blocks are re-read, not kept
@@ -243,24 +249,32 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
         o = TestOutcomes.concatenate(parts)
         level, accept = run_rule(policies[s.name], o)
         log_p = o.log_p
-        rec.add(s.name, names, test=test_no + 1 + np.arange(len(names)), statistic=o.statistic, df=o.df,
-                df_resid=o.df_resid, log_p=log_p, level=level,
+        first = stream_test[s.name] + 1
+        rec.add(s.name, names, test=test_no + 1 + np.arange(len(names)), stream_test=first + np.arange(len(names)),
+                statistic=o.statistic, df=o.df, df_resid=o.df_resid, log_p=log_p, level=level,
                 status=np.where(accept, int(ACCEPTED), int(REJECTED)), pass_=pass_no)
         for i in np.flatnonzero(accept):
             k, j = sources[int(i)]
             tb = s.read(entries[k])
             spec = None if tb.specs is None else tb.specs[j]
+            place = {} if tb.positions is None else {"position": int(tb.positions[j])}
             terms.append(AcceptedTerm(name=tb.names[j], stream=s.name, values=tb.block.term(j).copy(),
-                                      columns=term_columns(tb.names, tb.columns, j), spec=spec))
-            rows.append(_row(tb.names[j], s.name, test_no + 1 + int(i), o.take([int(i)]), float(log_p[i]),
-                             float(level[i])))
+                                      columns=term_columns(tb.names, tb.columns, j), spec=spec, extra=place))
+            rows.append(_row(tb.names[j], s.name, test_no + 1 + int(i), first + int(i), o.take([int(i)]),
+                             float(log_p[i]), float(level[i])))
         test_no += len(names)
+        stream_test[s.name] += len(names)
     names = [s.name for s in streams]
     tested = [policies[n].n_tested for n in names]
     final_wealth = [policies[n].wealth for n in names]
-    rows.sort(key=lambda r: r["test"])
+    # the selected terms in the streams' order (the formula's) where every term has its place;
+    # otherwise the screened ones in the order they entered, then the others in test order
+    if all("position" in t.extra for t in terms):
+        lane = {n: i for i, n in enumerate(names)}
+        order = sorted(range(len(terms)), key=lambda i: (lane.get(terms[i].stream, len(lane)), terms[i].extra["position"]))
+        terms, rows = [terms[i] for i in order], [rows[i] for i in order]
     result = SearchResult(
-        history=partial(_both_phases, screened, rec, getattr(state, "log_pvalue", None)),
+        history=partial(_both_phases, screened, rec, getattr(state, "log_pvalue", None), options.history == "full"),
         accepted=terms,
         selected=partial(pd.DataFrame, [dict(r, order=i + 1) for i, r in enumerate(rows)], columns=list(SELECTED_COLUMNS)),
         policies=policies,
@@ -280,15 +294,20 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
     return result
 
 
-def _row(name: str, stream: str, test: int, o: TestOutcomes, log_p: float, level: float) -> dict:
+def _row(name: str, stream: str, test: int, stream_test: int, o: TestOutcomes, log_p: float,
+         level: float) -> dict:
     """The selected table's row of a confirmed term."""
-    return {"term": name, "stream": stream, "test": test, "stream_test": np.nan, "statistic": float(o.statistic[0]),
+    return {"term": name, "stream": stream, "test": test, "stream_test": stream_test, "statistic": float(o.statistic[0]),
             "df": int(o.df[0]), "pvalue": float(np.exp(log_p)), "level": level, "wealth": np.nan}
 
 
-def _both_phases(screened: SearchResult, confirmation: HistoryRecorder, log_pvalue: Any) -> pd.DataFrame:
-    """The screening's history (its entries marked "screened in") followed by the confirmation's."""
+def _both_phases(screened: SearchResult, confirmation: HistoryRecorder, log_pvalue: Any, full: bool) -> pd.DataFrame:
+    """The screening's history (its entries marked "screened in") followed by the confirmation's;
+    with ``history="none"`` the confirmation's rows alone (a screening entry is neither selected nor
+    refused: the confirmation decides it)."""
     first = screened.history.copy()
+    if not full:
+        first = first.iloc[0:0]
     entered = first["status"] == "accepted"
     status = first["status"].astype(object)
     status[entered] = SCREENED_LABEL

@@ -6,6 +6,7 @@ columns stays a Dask array scored on the workers (here dask's default scheduler)
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 
@@ -38,8 +39,8 @@ def _same(fit, ref):
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
 def test_fixed_terms_and_two_streams_as_with_pandas(frame, npartitions):
     formula = "y ~ age + C(sex) + stream(x1*, x2*) + stream(x3*, x4*, x5*)"
-    ref = sr.streamreg(formula, frame, passes=1)
-    fit = sr.streamreg(formula, dd.from_pandas(frame, npartitions=npartitions), passes=1)
+    ref = sr.streamreg(formula, frame, passes=1, **ONE_PHASE)
+    fit = sr.streamreg(formula, dd.from_pandas(frame, npartitions=npartitions), passes=1, **ONE_PHASE)
     assert "x3" in fit.selected_terms
     _same(fit, ref)
     new = frame.iloc[:5]
@@ -49,16 +50,16 @@ def test_fixed_terms_and_two_streams_as_with_pandas(frame, npartitions):
 def test_a_binomial_response_coded_as_text(frame):
     df = frame.assign(high=np.where(frame["y"] > frame["y"].median(), "yes", "no"))
     formula = "high ~ C(group) + stream(x*)"
-    ref = sr.streamreg(formula, df, family="binomial", w0=0.05, alpha_delta=0.05, passes=1)
-    _same(sr.streamreg(formula, dd.from_pandas(df, npartitions=4), family="binomial", w0=0.05, alpha_delta=0.05, passes=1),
+    ref = sr.streamreg(formula, df, family="binomial", passes=1, **ONE_PHASE)
+    _same(sr.streamreg(formula, dd.from_pandas(df, npartitions=4), family="binomial", passes=1, **ONE_PHASE),
           ref)
 
 
 def test_an_offset_column_is_gathered_with_the_model(frame):
     df = frame.assign(log_hours=np.log(frame["hours"]))
     formula = "count ~ stream(x*)"
-    ref = sr.streamreg(formula, df, family="poisson", offset="log_hours", passes=1)
-    fit = sr.streamreg(formula, dd.from_pandas(df, npartitions=2), family="poisson", offset="log_hours", passes=1)
+    ref = sr.streamreg(formula, df, family="poisson", offset="log_hours", passes=1, **ONE_PHASE)
+    fit = sr.streamreg(formula, dd.from_pandas(df, npartitions=2), family="poisson", offset="log_hours", passes=1, **ONE_PHASE)
     assert {"x12", "x50"} <= set(fit.selected_terms)
     _same(fit, ref)
 
@@ -79,9 +80,9 @@ def test_missing_values_in_the_gathered_columns_must_be_dropped_first(frame):
     df = frame.copy()
     df.loc[[3, 9], "age"] = np.nan
     with pytest.raises(ValueError, match=r"2 rows have missing values in \['y', 'age'\].*dropna\(subset="):
-        sr.streamreg("y ~ age + stream(x*)", dd.from_pandas(df, npartitions=2), passes=1)
-    fit = sr.streamreg("y ~ age + stream(x*)", dd.from_pandas(df, npartitions=2).dropna(subset=["age"]), passes=1)
-    _same(fit, sr.streamreg("y ~ age + stream(x*)", df.dropna(subset=["age"]), passes=1))
+        sr.streamreg("y ~ age + stream(x*)", dd.from_pandas(df, npartitions=2), passes=1, **ONE_PHASE)
+    fit = sr.streamreg("y ~ age + stream(x*)", dd.from_pandas(df, npartitions=2).dropna(subset=["age"]), passes=1, **ONE_PHASE)
+    _same(fit, sr.streamreg("y ~ age + stream(x*)", df.dropna(subset=["age"]), passes=1, **ONE_PHASE))
 
 
 def test_the_callers_frame_is_not_computed_into_pandas_for_the_candidates(frame, monkeypatch):
@@ -94,5 +95,5 @@ def test_the_callers_frame_is_not_computed_into_pandas_for_the_candidates(frame,
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(type(ddf), "compute", spy)
-    sr.streamreg("y ~ age + stream(x*)", ddf, passes=1)
+    sr.streamreg("y ~ age + stream(x*)", ddf, passes=1, **ONE_PHASE)
     assert seen == [["y", "age"]]  # only the model's own columns were gathered as a frame

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.lexer import FormulaError
@@ -24,23 +25,23 @@ def test_a_named_column_of_the_model_is_refused(data, formula, name):
     with pytest.raises(FormulaError, match=rf"^stream\([^)]*\): '{name}' is taken \(the response, a fixed term on "
                        r"its own, an offset or weights column, or a candidate of an earlier stream\), so it "
                        r"cannot be a candidate here; remove it from the stream$"):
-        sr.streamreg(formula, data, passes=1)
+        sr.streamreg(formula, data, passes=1, **ONE_PHASE)
     pd.testing.assert_frame_equal(data, before)
 
 
 def test_a_column_the_fixed_terms_only_transform_is_offered_when_named(data):
-    fit = sr.streamreg("y ~ np.log(age + 5) + stream(x1, age)", data, w0=0.05, alpha_delta=0.05, passes=1)
+    fit = sr.streamreg("y ~ np.log(age + 5) + stream(x1, age)", data, passes=1, **ONE_PHASE)
     assert fit.history["term"].tolist()[:2] == ["x1", "age"]
 
 
 def test_a_weights_column_named_in_a_stream_is_refused(data):
     d = data.assign(w=1.0 + np.arange(len(data)) % 3)
     with pytest.raises(FormulaError, match=r"'w' is taken"):
-        sr.streamreg("y ~ stream(x1, w)", d, var_weights="w", passes=1)
+        sr.streamreg("y ~ stream(x1, w)", d, var_weights="w", passes=1, **ONE_PHASE)
 
 
 def test_a_glob_skips_the_model_columns(data):
-    fit = sr.streamreg("y ~ age + stream(*)", data, w0=0.05, alpha_delta=0.05, passes=1)
+    fit = sr.streamreg("y ~ age + stream(*)", data, passes=1, **ONE_PHASE)
     assert set(fit.history["term"]) == {"x1", "x2"}
     assert fit.selected_terms == ["x1"]
 
@@ -48,8 +49,8 @@ def test_a_glob_skips_the_model_columns(data):
 def test_the_dask_frame_path_offers_a_transformed_column_too(data):
     dd = pytest.importorskip("dask.dataframe")
     ddf = dd.from_pandas(data, npartitions=2)
-    here = sr.streamreg("y ~ np.log(age + 5) + stream(x1, age)", data, w0=0.05, alpha_delta=0.05, passes=1)
-    there = sr.streamreg("y ~ np.log(age + 5) + stream(x1, age)", ddf, w0=0.05, alpha_delta=0.05, passes=1)
+    here = sr.streamreg("y ~ np.log(age + 5) + stream(x1, age)", data, passes=1, **ONE_PHASE)
+    there = sr.streamreg("y ~ np.log(age + 5) + stream(x1, age)", ddf, passes=1, **ONE_PHASE)
     assert there.history["term"].tolist() == here.history["term"].tolist()
     np.testing.assert_allclose(there.history["statistic"], here.history["statistic"], rtol=1e-10)
     assert there.selected_terms == here.selected_terms
@@ -68,8 +69,8 @@ def test_a_column_is_a_candidate_of_one_stream_only(data):
     # named again in a later stream: refused; a later glob skips it (it was tested twice before)
     with pytest.raises(FormulaError, match=r"^stream\(x2, x1, name='b'\): 'x1' is taken .*a candidate of an earlier "
                                            r"stream"):
-        sr.streamreg("y ~ stream(x1, name='a') + stream(x2, x1, name='b')", data, passes=1)
-    fit = sr.streamreg("y ~ stream(x1, name='a') + stream(x*, name='b')", data, passes=1)
+        sr.streamreg("y ~ stream(x1, name='a') + stream(x2, x1, name='b')", data, passes=1, **ONE_PHASE)
+    fit = sr.streamreg("y ~ stream(x1, name='a') + stream(x*, name='b')", data, passes=1, **ONE_PHASE)
     assert fit.history["term"].tolist().count("x1") == 1 and set(fit.history["term"]) == {"x1", "x2"}
     with pytest.raises(FormulaError, match="'age' is taken"):  # a transformed fixed column: once, not twice
-        sr.streamreg("y ~ np.log(age + 5) + stream(age, name='a') + stream(age, name='b')", data, passes=1)
+        sr.streamreg("y ~ np.log(age + 5) + stream(age, name='a') + stream(age, name='b')", data, passes=1, **ONE_PHASE)

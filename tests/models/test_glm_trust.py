@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.models.glm import fit_glm
@@ -33,18 +34,27 @@ def _score_statistic(y, x, c, family=sm.families.Binomial()):  # noqa: B008 -- o
     return float(u @ np.linalg.solve(info, u))
 
 
-@pytest.mark.parametrize("settings", [{}, {"w0": 0.05, "alpha_delta": 0.05}])
+@pytest.mark.parametrize("settings", [{}, {"passes": 3, **ONE_PHASE}])
 def test_readme_example_refuses_nothing_and_scores_match_cold_fits(wdbc, settings):
     fit = sr.streamreg(FORMULA, wdbc, family="binomial", **settings)
     h = fit.history
-    assert not h["status"].astype(str).str.startswith("refused").any()
+    status = h["status"].astype(str)
+    assert not status.str.startswith("refused").any()
     y = (wdbc["diagnosis"] == "M").to_numpy(float)
+    # the default screens, then tests every candidate once against the screened model (a screened
+    # term against that model without it); a one-phase rule tests against the model of the moment
+    confirming = (status == "screened in").any()
+    last = h["pass"].max()
+    screened = list(h.loc[status == "screened in", "term"])
     model = [np.ones(len(y))]
-    for _, row in h.iterrows():
-        x = np.column_stack(model)
+    for i, row in h.iterrows():
+        if confirming and row["pass"] == last:
+            x = np.column_stack([np.ones(len(y))] + [wdbc[t].to_numpy(float) for t in screened if t != row["term"]])
+        else:
+            x = np.column_stack(model)
         ref = _score_statistic(y, x, wdbc[row["term"]].to_numpy(float))
         np.testing.assert_allclose(row["statistic"], ref, rtol=1e-6)
-        if row["accepted"]:
+        if row["accepted"] or status[i] == "screened in":
             model.append(wdbc[row["term"]].to_numpy(float))
     assert not is_separated(np.asarray(fit.fit.model.exog), y)
     assert "Refused" not in fit.summary().as_text()
@@ -52,7 +62,7 @@ def test_readme_example_refuses_nothing_and_scores_match_cold_fits(wdbc, setting
 
 def test_probit_refuses_nothing(wdbc):
     fam = sm.families.Binomial(link=sm.families.links.Probit())
-    fit = sr.streamreg("diagnosis ~ stream(*_mean)", wdbc, family=fam)
+    fit = sr.streamreg("diagnosis ~ stream(*_mean)", wdbc, family=fam, passes=3, **ONE_PHASE)
     assert not fit.history["status"].astype(str).str.startswith("refused").any()
     assert len(fit.selected_terms) >= 5
 

@@ -21,6 +21,7 @@ import pandas as pd
 import patsy
 import pytest
 import statsmodels.api as sm
+from one_phase import ONE_PHASE
 from scipy import stats
 
 import streamreg as sr
@@ -236,7 +237,7 @@ def _replay_streamwise(fit, data, family, fixed: str, opts: dict, test: str) -> 
 @pytest.mark.parametrize("test", ["score", "lr"])
 def test_streamwise_search_with_exposure_column_replays_in_statsmodels(ships, test):
     fit = sr.streamreg("incidents ~ stream(C(type), C(year), C(period), log_service)", ships, family="poisson",
-                       exposure="service", test=test, w0=0.05, alpha_delta=0.05)
+                       exposure="service", test=test, passes=3, **ONE_PHASE)
     assert "service" not in fit.history["term"].tolist()  # the exposure column is never a candidate
     _replay_streamwise(fit, ships, sm.families.Poisson(), "1", {"exposure": ships["service"].to_numpy(float)}, test)
     ref = sm.GLM(fit.fit.model.endog, fit.fit.model.exog, family=sm.families.Poisson(),
@@ -252,7 +253,7 @@ def test_select_with_weight_arrays_replays_in_statsmodels(birthwt):
     c = np.column_stack(cands)
     opts = _opts({"var_weights": 1.0 + (d["ftv"] > 0), "offset": 0.01 * d["age"] - 0.2})
     fit = sr.select(d["low"], pd.DataFrame(c, columns=["age", "lwt", "smoke", "ptl", "ht", "ui", "ftv"]),
-                    family="binomial", w0=0.25, alpha_delta=0.25, **opts)
+                    family="binomial", passes=3, **{**ONE_PHASE, "w0": 0.25, "alpha_delta": 0.25}, **opts)
     assert fit.selected_terms
     data = d.assign(low=d["low"].astype(float))
     _replay_streamwise(fit, data, sm.families.Binomial(), "1", opts, "score")

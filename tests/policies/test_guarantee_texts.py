@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from one_phase import ONE_PHASE
 from scipy import stats
 
 import streamreg as sr
@@ -17,7 +18,11 @@ def test_the_chi_square_tail_bounds_behind_information_investing():
 
 def test_investing_summaries_state_their_caveats():
     df = sr.datasets.make_synthetic(100, 30, 2, noise=1.0, seed=0).data
-    ai = sr.streamreg("y ~ stream(x*)", df)  # the default rule: alpha-investing, uniform spending, 3 passes
+    default = " ".join(sr.streamreg("y ~ stream(x*)", df).guarantee().split())  # screen, then confirm
+    assert "confirmed by alpha-investing: mFDR = E[V]/(E[R] + 2.5) <= 0.02" in default
+    assert "made against a model chosen from the same data, so this holds approximately" in default
+    assert default.endswith("with no signal, P(any selection) is about w0 = 0.05.")
+    ai = sr.streamreg("y ~ stream(x*)", df, passes=3, **ONE_PHASE)  # alpha-investing, uniform spending
     assert "with no signal in the stream, P(any selection) <= w0 = 0.05. Streamwise p-values come from nested " \
            "fits to one response and are not independent, so this is approximate here." in ai.guarantee()
     assert ai.guarantee().endswith("Bids spread evenly over each stream's tests (its candidates times passes, at "

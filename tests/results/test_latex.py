@@ -15,6 +15,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.results.latex import latex_escape, note_paragraphs
@@ -26,7 +27,7 @@ SPECIALS = r"a*b _c %d &e #f $g {h} ~i ^j \k [l] <m >n <= >= |o"
 def wdbc_fit():
     df = sr.datasets.load("wdbc").data
     return sr.streamreg("diagnosis ~ stream(*_mean) + stream(*_se, *_worst)", df, family="binomial",
-                        w0=0.05, alpha_delta=0.05)
+                        passes=3, **ONE_PHASE)
 
 
 @pytest.fixture(scope="module")

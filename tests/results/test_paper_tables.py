@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 import statsmodels.formula.api as smf
+from one_phase import ONE_PHASE
 from test_latex import compile_latex
 
 import streamreg as sr
@@ -38,7 +39,7 @@ def cars():
 @pytest.fixture(scope="module")
 def gaussian_fit():
     df = sr.datasets.make_synthetic(120, 6, 2, noise=1.0, seed=3).data
-    return sr.streamreg("y ~ stream(x*)", df)
+    return sr.streamreg("y ~ stream(x*)", df, passes=3, **ONE_PHASE)
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 
@@ -21,7 +22,7 @@ def data():
 
 @pytest.fixture(scope="module")
 def fit(data):
-    fit = sr.streamreg("y ~ pca(x*, k=3) + transform(x*, fn='log')", data)
+    fit = sr.streamreg("y ~ pca(x*, k=3) + transform(x*, fn='log')", data, passes=3, **ONE_PHASE)
     assert "np.log(x2)" in fit.selected_terms
     return fit
 

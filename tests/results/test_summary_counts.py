@@ -2,6 +2,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.results.summary import selection_facts
@@ -33,7 +34,7 @@ def test_no_skip_line_when_nothing_was_skipped(data):
 
 
 def test_several_passes_count_tests_not_candidates(data):
-    fit = sr.streamreg("y ~ stream(x1, x2, x3, x12)", data, passes=2, w0=0.05, alpha_delta=0.05)
+    fit = sr.streamreg("y ~ stream(x1, x2, x3, x12)", data, passes=2, **ONE_PHASE)
     tests = len(fit.history[~fit.history["status"].astype(str).str.startswith("skipped")])
     tested_terms = fit.history.loc[~fit.history["status"].astype(str).str.startswith("skipped"), "term"]
     assert fit.history["pass"].max() == 2 and tests == 4 and tested_terms.nunique() == 3  # x3 tested twice
@@ -43,8 +44,8 @@ def test_several_passes_count_tests_not_candidates(data):
 
 
 def test_history_none_still_says_tests_count_re_offers(data):
-    full = sr.streamreg("y ~ stream(x1, x2, x3)", data, passes=2, w0=0.05, alpha_delta=0.05)
-    none = sr.streamreg("y ~ stream(x1, x2, x3)", data, passes=2, w0=0.05, alpha_delta=0.05, history="none")
+    full = sr.streamreg("y ~ stream(x1, x2, x3)", data, passes=2, **ONE_PHASE)
+    none = sr.streamreg("y ~ stream(x1, x2, x3)", data, passes=2, **ONE_PHASE, history="none")
     assert full.search.n_tests == none.search.n_tests == 4  # x3 rejected twice
     assert dict(selection_facts(none))["Tests (all passes):"] == "4, re-offers counted (up to 2 passes)"
     assert dict(selection_facts(full))["Tests (all passes):"] == "4, re-offers counted (2 passes)"

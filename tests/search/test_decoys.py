@@ -8,6 +8,7 @@ import pytest
 import statsmodels.api as sm
 
 import streamreg as sr
+from streamreg.config.method import DECOY_DEFAULT
 from streamreg.search.decoys import knockoff_plus_threshold
 from streamreg.streams.knockoffs import gaussian_knockoffs, ledoit_wolf_correlation
 
@@ -97,7 +98,9 @@ def test_knockoffs_copy_constant_columns_and_refuse_wide_streams() -> None:
 @pytest.mark.parametrize("kind", ["permuted", "knockoff"])
 def test_decoys_alone_change_no_decision(family: str, kind: str) -> None:
     x, y = _problem(1, family=family)
-    plain = sr.select(y, x, family=family, w0=0.5, alpha_delta=0.5)
+    # the default with decoys is DECOY_DEFAULT's one-phase rule: the plain search names it
+    name, passes, _ = DECOY_DEFAULT
+    plain = sr.select(y, x, family=family, method=name, passes=passes, w0=0.5, alpha_delta=0.5, spending="uniform")
     shadowed = sr.select(y, x, family=family, w0=0.5, alpha_delta=0.5, decoys=kind, seed=4, block_size=7)
     assert shadowed.selected_terms == plain.selected_terms
     pd.testing.assert_frame_equal(shadowed.history.drop(columns="time", errors="ignore"),

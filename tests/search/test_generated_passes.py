@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 import statsmodels.api as sm
 from naive import is_collinear
+from one_phase import ONE_PHASE
 from test_search import FixedPModel
 
 import streamreg as sr
@@ -219,8 +220,8 @@ def test_select_takes_passes_like_streamreg():
     x = rng.standard_normal((80, 300))
     y = x[:, 5] + 0.6 * x[:, 200] + 0.8 * rng.standard_normal(80)
     frame = pd.DataFrame(x, columns=[f"x{j}" for j in range(300)]).assign(y=y)
-    fit = sr.select(y, x, passes=2, w0=0.05, alpha_delta=0.05)
-    ref = sr.streamreg("y ~ stream(x*)", frame, passes=2, w0=0.05, alpha_delta=0.05)
+    fit = sr.select(y, x, passes=2, **ONE_PHASE)
+    ref = sr.streamreg("y ~ stream(x*)", frame, passes=2, **ONE_PHASE)
     assert fit.selected_terms == ref.selected_terms
     assert list(fit.history["pass"]) == list(ref.history["pass"]) and fit.history["pass"].max() == 2
     np.testing.assert_allclose(fit.history["statistic"].to_numpy(), ref.history["statistic"].to_numpy(), rtol=1e-12)

@@ -5,6 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.datasets.synthetic import SyntheticStream
@@ -66,8 +67,9 @@ def test_gaussian_multistream_same_decisions(block_size, method):
 @pytest.mark.parametrize("test", ["score", "lr"])
 def test_binomial_with_refusal_same_decisions(block_size, test):
     y, streams = _binomial()
-    full = sr.select(y, streams, family="binomial", test=test, block_size=block_size, history="full")
-    none = sr.select(y, streams, family="binomial", test=test, block_size=block_size, history="none")
+    opts = {"family": "binomial", "test": test, "block_size": block_size, **ONE_PHASE}
+    full = sr.select(y, streams, history="full", **opts)
+    none = sr.select(y, streams, history="none", **opts)
     _same_decisions(full, none)
     kept = _kept_rows_match(full, none)
     refused = kept[~kept["accepted"]]
@@ -84,8 +86,8 @@ def test_formula_passes_and_stopping_rules():
     df = pd.DataFrame(rng.normal(size=(n, 60)), columns=[f"x{j}" for j in range(30)] + [f"z{j}" for j in range(30)])
     df["y"] = df["x3"] + 0.7 * df["z10"] + 0.4 * df["x20"] + rng.normal(size=n)
     for kw in ({"passes": 2}, {"max_tests": 40}, {"max_selected": 2}, {"multistream": False}):
-        full = sr.streamreg("y ~ stream(x*) + stream(z*)", df, history="full", block_size=8, **kw)
-        none = sr.streamreg("y ~ stream(x*) + stream(z*)", df, history="none", block_size=8, **kw)
+        full = sr.streamreg("y ~ stream(x*) + stream(z*)", df, history="full", block_size=8, **kw, **ONE_PHASE)
+        none = sr.streamreg("y ~ stream(x*) + stream(z*)", df, history="none", block_size=8, **kw, **ONE_PHASE)
         _same_decisions(full, none)
         _kept_rows_match(full, none)
 
@@ -117,7 +119,7 @@ def test_summary_line_only_without_history():
 
 def test_plots_say_what_was_not_kept():
     y, streams = _gaussian()
-    none = sr.select(y, streams, history="none")
+    none = sr.select(y, streams, history="none", **ONE_PHASE)
     fig, ax = plt.subplots()
     with pytest.raises(ValueError, match=r"history was not kept \(history='none'.*history='full'"):
         none.plot_pvalues(ax=ax)
@@ -128,7 +130,7 @@ def test_plots_say_what_was_not_kept():
     starts = [none.search.initial_wealth[str(s)] for s in none.history["stream"].unique()]
     assert plotted == sorted([*none.history["wealth"].astype(float), *starts])
     plt.close(fig)
-    full = sr.select(y, streams)
+    full = sr.select(y, streams, **ONE_PHASE)
     fig, ax = plt.subplots()
     full.plot_pvalues(ax=ax)
     assert full.plot_wealth(ax=ax).get_title() == ""

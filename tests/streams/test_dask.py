@@ -11,6 +11,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.streams.dask_array import DaskArrayStream
@@ -59,12 +60,12 @@ def test_default_scheduler_gives_the_numpy_decisions(problem, chunks, method):
 def test_workers_as_threads_of_this_process_give_the_numpy_decisions(client, problem):
     # a LocalCluster without processes (the faster choice on one machine, bench_dask.py (a))
     x, y, _ = problem
-    ref = sr.select(y, x, passes=1)
+    ref = sr.select(y, x, passes=1, **ONE_PHASE)
     g = da.from_array(x, chunks=(120, 700))
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None,
                                   silence_logs=50) as cluster, distributed.Client(cluster) as threads:
         assert distributed.default_client() is threads
-        fit = sr.select(y, g, passes=1)
+        fit = sr.select(y, g, passes=1, **ONE_PHASE)
     _same(fit, ref)
     assert distributed.default_client() is client  # the session's cluster is the default again
 
@@ -88,8 +89,8 @@ def test_gaussian_on_the_cluster_with_a_dask_response(client, problem):
 def test_a_dask_dataframe_keeps_its_column_names(client, problem):
     x, y, _ = problem
     frame = pd.DataFrame(x[:, :800], columns=[f"g{j}" for j in range(800)])
-    ref = sr.select(y, frame, passes=1)
-    fit = sr.select(y, dd.from_pandas(frame, npartitions=3), passes=1)
+    ref = sr.select(y, frame, passes=1, **ONE_PHASE)
+    fit = sr.select(y, dd.from_pandas(frame, npartitions=3), passes=1, **ONE_PHASE)
     _same(fit, ref)
     assert all(t.startswith("g") for t in fit.selected_terms)
 
@@ -99,9 +100,9 @@ def test_lazily_generated_candidates_are_generated_on_the_workers(client):
     g = rng.standard_normal((100, 40_000), chunks=(100, 5_000))
     col = g[:, 12_345].compute()
     y = 2 * col + 0.1 * np.random.default_rng(0).standard_normal(100)
-    fit = sr.select(y, g, w0=0.05, alpha_delta=0.05, passes=1)
+    fit = sr.select(y, g, passes=1, **ONE_PHASE)
     assert "x12345" in fit.selected_terms
-    _same(fit, sr.select(y, g.compute(), w0=0.05, alpha_delta=0.05, passes=1))
+    _same(fit, sr.select(y, g.compute(), passes=1, **ONE_PHASE))
 
 
 def _array(kind, x, client, chunk):
@@ -142,8 +143,8 @@ def test_tasks_scoring_several_chunks_give_the_numpy_decisions(client, problem, 
     monkeypatch.setattr(DaskArrayStream, "_submit", recorded)
     stream = DaskArrayStream("x", g, group=group)
     assert stream.group == group
-    ref = sr.select(y, x, passes=1)
-    fit = sr.select(y, stream, passes=1)
+    ref = sr.select(y, x, passes=1, **ONE_PHASE)
+    fit = sr.select(y, stream, passes=1, **ONE_PHASE)
     _same(fit, ref)
     assert len(ref.selected_terms) >= 2
     # runs of several chunks were scored, and one held an accepted candidate past its first chunk
@@ -191,7 +192,7 @@ def test_a_worker_killed_mid_search_changes_nothing(client):
     rng = da.random.default_rng(8)
     g = rng.standard_normal((100, 120_000), chunks=(100, 4_000))
     y = g[:, [10, 70_000]].sum(axis=1).compute() + 0.2 * np.random.default_rng(1).standard_normal(100)
-    ref = sr.select(y, g.compute(), passes=1)
+    ref = sr.select(y, g.compute(), passes=1, **ONE_PHASE)
     pids = list(client.run(os.getpid).values())
 
     def kill_one():
@@ -200,7 +201,7 @@ def test_a_worker_killed_mid_search_changes_nothing(client):
 
     killer = threading.Thread(target=kill_one)
     killer.start()
-    fit = sr.select(y, g, passes=1)
+    fit = sr.select(y, g, passes=1, **ONE_PHASE)
     killer.join()
     _same(fit, ref)
     client.wait_for_workers(2, timeout=60)  # the nanny restarts it for the next tests
@@ -218,7 +219,7 @@ def test_a_worker_killed_mid_search_changes_nothing(client):
 def test_bad_dask_input_gets_a_clear_message(problem, make, message):
     x, y, _ = problem
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        sr.select(y, make(x), passes=1)
+        sr.select(y, make(x), passes=1, **ONE_PHASE)
 
 
 @pytest.mark.parametrize("option, value", [("group", 2.5), ("group", True), ("group", 0), ("ahead", 0)])
@@ -244,8 +245,8 @@ def test_empty_column_chunks_are_dropped_and_decisions_kept():
     darr = da.from_array(x, chunks=(60, (10, 0, 10, 0, 10)))
     stream = DaskArrayStream("s", darr)
     assert stream.darr.chunks[1] == (10, 10, 10)
-    fit = sr.select(y, DaskArrayStream("s", darr), w0=0.05, alpha_delta=0.05, passes=1)
-    assert fit.selected_terms == sr.select(y, x, w0=0.05, alpha_delta=0.05, passes=1).selected_terms == ["x12"]
+    fit = sr.select(y, DaskArrayStream("s", darr), passes=1, **ONE_PHASE)
+    assert fit.selected_terms == sr.select(y, x, passes=1, **ONE_PHASE).selected_terms == ["x12"]
 
 
 def test_chunks_sharing_a_source_are_not_recomputed_per_task():

@@ -8,6 +8,7 @@ statsmodels on the gathered data.
 import numpy as np
 import pytest
 import statsmodels.api as sm
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.streams import dask_array
@@ -50,11 +51,11 @@ def _stream(x, chunks):
 @pytest.mark.parametrize("chunks", [(1000, 90), (1500, 40), (777, 13)])
 def test_row_sums_give_the_in_memory_decisions(tall, family, chunks):
     x, ys = tall
-    ref = sr.select(ys[family], x, family=family, passes=1)
+    ref = sr.select(ys[family], x, family=family, passes=1, **ONE_PHASE)
     assert len(ref.selected_terms) >= 2
     stream = _stream(x, chunks)
     assert stream.by_rows
-    _same(sr.select(ys[family], stream, family=family, passes=1), ref)
+    _same(sr.select(ys[family], stream, family=family, passes=1, **ONE_PHASE), ref)
 
 
 @pytest.mark.parametrize("method", ["lord++", "stepwise-bic"])
@@ -66,7 +67,7 @@ def test_other_rules_on_the_cluster(client, tall, method):
 
 def test_the_refit_is_statsmodels_on_the_gathered_data(client, tall):
     x, ys = tall
-    fit = sr.select(da.from_array(ys["binomial"], chunks=1000), _stream(x, (1000, 45)), family="binomial", passes=1)
+    fit = sr.select(da.from_array(ys["binomial"], chunks=1000), _stream(x, (1000, 45)), family="binomial", passes=1, **ONE_PHASE)
     cols = [int(t[1:]) for t in fit.selected_terms]
     model = sm.GLM(ys["binomial"], sm.add_constant(x[:, cols]), family=sm.families.Binomial())
     sm_fit = model.fit(start_params=model.fit().params)  # covariance at the converged MLE
@@ -82,7 +83,7 @@ def test_large_column_chunks_are_summed_over_rows_by_default(tall, monkeypatch):
     monkeypatch.setattr(dask_array, "GATHER_BYTES", 1000 * 90 * 8)
     assert DaskArrayStream("x", small).by_rows
     assert not DaskArrayStream("x", da.from_array(x, chunks=(6000, 10))).by_rows  # one row chunk
-    _same(sr.select(ys["gaussian"], small, passes=1), sr.select(ys["gaussian"], x, passes=1))
+    _same(sr.select(ys["gaussian"], small, passes=1, **ONE_PHASE), sr.select(ys["gaussian"], x, passes=1, **ONE_PHASE))
 
 
 def test_a_bad_rows_option_is_named(tall):

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 import streamreg as sr
+from streamreg.config import DEFAULT_PASSES
 from streamreg.search import SearchOptions
 from streamreg.streams.arrays import MatrixStream
 from streamreg.streams.generated import ColumnsStream
@@ -30,14 +31,20 @@ def _gen(X):
     return ((f"x{j}", X[:, j].copy()) for j in range(X.shape[1]))
 
 
-def test_default_runs_three_passes_over_an_array_and_one_over_a_generator():
+def test_default_screens_an_array_over_two_passes_and_reads_a_generator_once():
     X, y = _data()
     held = sr.select(y, X)
     lazy = sr.select(y, _gen(X), max_tests=math.inf)
-    assert held.history["pass"].max() == 3 and "3 passes" in held.summary().as_text()
+    # two screening passes, then the confirmation pass
+    assert held.history["pass"].max() == DEFAULT_PASSES + 1
+    assert f"screening ({DEFAULT_PASSES} passes)" in held.summary().as_text()
     assert lazy.history["pass"].max() == 1 and "passes)" not in lazy.summary().as_text()
-    # a generator has no known length either: its bids keep the decaying schedule
-    assert "unknown length keeps the decaying sequence" in lazy.guarantee()
+    assert "one phase ran" in " ".join(lazy.summary().as_text().split())
+    # a generator has no known length either: its bids keep the decaying schedule, and the
+    # guarantee is that of the one phase that ran, not the screen-confirm text
+    text = " ".join(lazy.guarantee().split())
+    assert "length is unknown, so the spending follows the decaying sequence" in text
+    assert "Screened by" not in text
 
 
 def test_explicit_passes_apply_to_every_stream():
@@ -74,7 +81,8 @@ def test_a_dask_array_gets_one_pass_and_the_one_pass_numpy_decisions():
     da = pytest.importorskip("dask.array")
     X, y = _data()
     fit = sr.select(y, da.from_array(X, chunks=(X.shape[0], 150)))
-    ref = sr.select(y, X, passes=1)
+    # the default's one-phase fallback for streams read once, spelt out over the array
+    ref = sr.select(y, X, passes=1, method="alpha-investing", w0=0.05, alpha_delta=0.02, spending="uniform")
     assert fit.history["pass"].max() == 1
     assert fit.selected_terms == ref.selected_terms
     np.testing.assert_allclose(fit.history["level"].to_numpy(float), ref.history["level"].to_numpy(float), rtol=1e-12)
