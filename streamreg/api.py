@@ -221,7 +221,7 @@ def streamreg(
     >>> fit = sr.streamreg("diagnosis ~ stream(*_mean) + stream(*_se, *_worst)", df,
     ...                    family="binomial", w0=0.05, alpha_delta=0.05)
     >>> fit.selected_terms[:3]
-    ['radius_mean', 'texture_mean', 'perimeter_mean']
+    ['radius_mean', 'texture_mean', 'smoothness_mean']
     """
     opts = check_options(family=family, method=method, test=test, block_size=block_size, max_tests=max_tests,
                          max_selected=max_selected, time_budget=time_budget, verbose=verbose, seed=seed,

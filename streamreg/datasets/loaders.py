@@ -53,7 +53,7 @@ class Dataset:
     >>> X, y = ds.X, ds.y
     >>> fit = sr.select(y, {g: X[cols] for g, cols in ds.groups.items()}, family="binomial")
     >>> fit.selected_terms[:4]
-    ['radius_mean', 'texture_mean', 'perimeter_mean', 'smoothness_mean']
+    ['texture_mean', 'radius_se', 'radius_worst', 'smoothness_worst']
     """
 
     name: str

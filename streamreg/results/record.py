@@ -131,7 +131,7 @@ class SelectionRecord:
     >>> df = sr.datasets.make_synthetic(100, 3, 1, noise=1.0, seed=0).data
     >>> record = sr.streamreg("y ~ stream(x*)", df, w0=0.05, alpha_delta=0.05).selection
     >>> record.policy_description, record.stopped_by, list(record.selected["term"])
-    ('alpha-investing(w0=0.05, alpha_delta=0.05, spending=uniform)', 'exhausted', ['x2'])
+    ('screen-confirm(w0=0.05, alpha_delta=0.05, screen_w0=0.5)', 'exhausted', ['x2'])
     """
 
     search: SearchResult

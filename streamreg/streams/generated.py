@@ -164,8 +164,8 @@ def transform_streams(request: ClassRequest) -> list[Stream]:
     --------
     >>> import pandas as pd, streamreg as sr
     >>> df = pd.DataFrame({"x1": [1., 2, 3, 4, 5, 6], "y": [0., .7, 1.1, 1.4, 1.6, 1.8]})
-    >>> list(sr.streamreg("y ~ transform(x1, fn=log)", df).history["term"])
-    ['np.log(x1)']
+    >>> list(sr.streamreg("y ~ transform(x1, fn=log)", df).history["term"])  # screened, then confirmed
+    ['np.log(x1)', 'np.log(x1)']
     """
     fn, cols, text = request.options.get("fn"), request.columns, request.text
     if fn is None:

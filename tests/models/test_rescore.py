@@ -3,6 +3,7 @@ against statsmodels' OLS t tests and against a fresh scoring of the same block."
 import numpy as np
 import pytest
 import statsmodels.api as sm
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.models.base import CandidateBlock
@@ -76,14 +77,15 @@ def _replayed_pvalues(y, x, history):
     (8_000, 60, 0, 512), (8_000, 60, 1, 7), (200, 300, 2, 64), (200, 300, 3, 512), (150, 80, 4, 13),
 ])
 def test_select_history_equals_statsmodels(n, m, seed, block_size):
-    """Tall and wide problems over the default three passes: every tested candidate's p-value
+    """Tall and wide problems over three passes of the one-phase rule (the rescoring's subject;
+    the default's confirmation tests against other models): every tested candidate's p-value
     is statsmodels' OLS t-test in the model of the terms accepted before it."""
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, m)) + 0.3 * rng.standard_normal((n, 1))
     true = rng.choice(m, 5, replace=False)
     scale = 8.0 / np.sqrt(n)  # t statistics about 8: found at any n
     y = x[:, true] @ (scale * np.array([1.0, -1.0, 1.0, -1.0, 0.7])) + rng.standard_normal(n)
-    fit = sr.select(y, x, block_size=block_size)
+    fit = sr.select(y, x, block_size=block_size, passes=3, **ONE_PHASE)
     hist = fit.history[fit.history["test"].notna()]
     assert len(fit.selected_terms) >= 2  # acceptances happened, so blocks were rescored
     ref = _replayed_pvalues(y, x, hist)
