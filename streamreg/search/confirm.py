@@ -230,7 +230,12 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
             kept = [t for t in kept if t is not term]
     kept = [t for t in kept if id(t) in kept_rows]  # untestable ones (no fit without them) leave too
     refit: Any = getattr(state, "refit")  # noqa: B009 -- checked in run(); ModelState does not declare it
-    confirmed_model: Any = state if len(kept) == len(in_model) else refit(fixed, [t.values for t in kept])
+    confirmed_model: Any = state
+    if len(kept) < len(in_model):
+        try:
+            confirmed_model = refit(fixed, [t.values for t in kept])
+        except ValueError:  # no fit of the kept terms (e.g. an identity link's means leave the range):
+            pass  # the others are tested against the screened model
     terms, rows = list(kept), [kept_rows[id(t)] for t in kept]
     for s in streams:  # every other candidate against the confirmed model, in stream order
         parts: list[TestOutcomes] = []

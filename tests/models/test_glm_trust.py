@@ -41,19 +41,22 @@ def test_readme_example_refuses_nothing_and_scores_match_cold_fits(wdbc, setting
     status = h["status"].astype(str)
     assert not status.str.startswith("refused").any()
     y = (wdbc["diagnosis"] == "M").to_numpy(float)
-    # the default screens, then tests every candidate once against the screened model (a screened
-    # term against that model without it); a one-phase rule tests against the model of the moment
+    # the default screens, then tests every candidate once: the screened terms last-entered first,
+    # each against the screened terms still kept less itself (a rejected one leaves), then the
+    # others against the kept terms; a one-phase rule tests against the model of the moment
     confirming = (status == "screened in").any()
     last = h["pass"].max()
-    screened = list(h.loc[status == "screened in", "term"])
+    kept = list(h.loc[status == "screened in", "term"])
     model = [np.ones(len(y))]
     for i, row in h.iterrows():
         if confirming and row["pass"] == last:
-            x = np.column_stack([np.ones(len(y))] + [wdbc[t].to_numpy(float) for t in screened if t != row["term"]])
+            x = np.column_stack([np.ones(len(y))] + [wdbc[t].to_numpy(float) for t in kept if t != row["term"]])
         else:
             x = np.column_stack(model)
         ref = _score_statistic(y, x, wdbc[row["term"]].to_numpy(float))
         np.testing.assert_allclose(row["statistic"], ref, rtol=1e-6)
+        if confirming and row["pass"] == last and row["term"] in kept and not row["accepted"]:
+            kept.remove(row["term"])
         if row["accepted"] or status[i] == "screened in":
             model.append(wdbc[row["term"]].to_numpy(float))
     assert not is_separated(np.asarray(fit.fit.model.exog), y)

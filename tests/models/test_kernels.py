@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 import pytest
+from one_phase import ONE_PHASE
 
 import streamreg as sr
 from streamreg.models import kernels
@@ -65,7 +66,7 @@ def test_the_plain_path_never_imports_numba(monkeypatch):
     rng = np.random.default_rng(3)
     x = np.asfortranarray(rng.standard_normal((60, 40)))
     y = x[:, 5] + 0.5 * rng.standard_normal(60)
-    assert sr.select(y, x).selected_terms == ["x5"]
+    assert sr.select(y, x, passes=3, **ONE_PHASE).selected_terms == ["x5"]
     assert kernels._numba_module is None
 
 
@@ -255,4 +256,7 @@ def test_select_statistics_do_not_depend_on_the_block_size_with_numba(monkeypatc
     fits = [_fit(monkeypatch, "numba", y, x, block_size=b) for b in (16, 509, 3000)]
     for fit in fits[1:]:
         assert fit.selected_terms == fits[0].selected_terms
-        np.testing.assert_array_equal(fit.history["statistic"].to_numpy(), fits[0].history["statistic"].to_numpy())
+        # least-squares blocks are rescored by rank-one updates after an acceptance (models/rescore.py),
+        # which round differently from a fresh product by ~1e-15 relative: terms exact, statistics 1e-11
+        np.testing.assert_allclose(fit.history["statistic"].to_numpy(), fits[0].history["statistic"].to_numpy(),
+                                   rtol=1e-11, atol=1e-14)
