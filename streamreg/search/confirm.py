@@ -29,6 +29,7 @@ one phase, as the streamwise default does.
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -230,12 +231,10 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
             kept = [t for t in kept if t is not term]
     kept = [t for t in kept if id(t) in kept_rows]  # untestable ones (no fit without them) leave too
     refit: Any = getattr(state, "refit")  # noqa: B009 -- checked in run(); ModelState does not declare it
-    confirmed_model: Any = state
+    confirmed_model: Any = state  # kept when the kept terms have no fit (an identity link's means out of range)
     if len(kept) < len(in_model):
-        try:
+        with contextlib.suppress(ValueError):
             confirmed_model = refit(fixed, [t.values for t in kept])
-        except ValueError:  # no fit of the kept terms (e.g. an identity link's means leave the range):
-            pass  # the others are tested against the screened model
     terms, rows = list(kept), [kept_rows[id(t)] for t in kept]
     for s in streams:  # every other candidate against the confirmed model, in stream order
         parts: list[TestOutcomes] = []
