@@ -38,7 +38,6 @@ in the workers' environment) before starting the cluster.
 """
 from __future__ import annotations
 
-import hashlib
 import itertools
 import uuid
 from collections.abc import Sequence
@@ -48,6 +47,7 @@ import numpy as np
 
 from ..models.base import column_norms, gain_from_products
 from .base import NameRange, Stream, TermBlock
+from .dask_rows import active_client, cut_rows, model_key, row_sums
 from .dask_tasks import (
     LazyChunks,
     chunk_scores,
@@ -101,7 +101,7 @@ class DaskBlock:
         scored again after every acceptance inside it, and keeping its chunks spares reading
         them again (memory: the current block only).  The stream keeps gathered chunks."""
         if not self._kept and self.darr.nbytes <= KEEP_BYTES:
-            client = _client()
+            client = active_client()
             self._darr = client.persist(self.darr) if client is not None else self.darr.persist()
             self._kept = True
         return self.darr
@@ -263,8 +263,8 @@ class DaskArrayStream(Stream):
 
     def scores(self, block: DaskBlock, q_and_target: np.ndarray, row_weights: np.ndarray | None) -> np.ndarray:
         """``3 x len(block)`` scores of the block's candidates against the given model."""
-        key = _model_key(q_and_target, row_weights)
-        client = _client()
+        key = model_key(q_and_target, row_weights)
+        client = active_client()
         start, stop = block.start, block.start + len(block)
         rescore, block.scored = block.scored, True
         if client is None:
@@ -303,7 +303,7 @@ class DaskArrayStream(Stream):
             if self.by_rows:
                 part = block.kept()[:, lo - start:hi - start] if rescore and hi <= stop else self.darr[:, lo:hi]
                 model, weights = self._model_by_rows(q_and_target, row_weights, key)
-                future = client.compute(_row_sums(part, model, weights), priority=-lo)
+                future = client.compute(row_sums(part, model, weights), priority=-lo)
             else:
                 # a block scored again (after an acceptance inside it) keeps its values from now on
                 future = self._submit(client, q_and_target, row_weights, lo, hi, rescore if lo < stop else keep)
@@ -409,7 +409,7 @@ class DaskArrayStream(Stream):
         The driver does not queue behind the runs in flight (tasks of several chunks): values
         already kept are read where they are, outside the workers' task queues, and a chunk not
         yet computed is computed here from its own graph (the same values) when it has one."""
-        client = _client()
+        client = active_client()
         if client is None or self.by_rows:
             return None
         c = self._chunk_of(j)
@@ -427,7 +427,7 @@ class DaskArrayStream(Stream):
 
     def _graph(self, part: Any, q_and_target: np.ndarray, row_weights: np.ndarray | None, key: str) -> Any:
         if self.by_rows:
-            return _row_sums(part, *self._model_by_rows(q_and_target, row_weights, key))
+            return row_sums(part, *self._model_by_rows(q_and_target, row_weights, key))
         return part.map_blocks(chunk_scores, q_and_target, row_weights, chunks=((3,), part.chunks[1]),
                                dtype=float, meta=np.empty((0, 0)))
 
@@ -436,8 +436,8 @@ class DaskArrayStream(Stream):
         """The model's vectors cut like the rows, sent to the workers once per model."""
         if self._model is None or self._model[0] != key:
             rows = self.darr.chunks[0]
-            weights = None if row_weights is None else _cut_rows(row_weights, rows)
-            self._model = (key, _cut_rows(q_and_target, rows), weights)
+            weights = None if row_weights is None else cut_rows(row_weights, rows)
+            self._model = (key, cut_rows(q_and_target, rows), weights)
         return self._model[1], self._model[2]
 
 
@@ -449,55 +449,3 @@ class _Run:
     def __init__(self, key: str, lo: int, hi: int, future: Any):
         self.key, self.lo, self.hi, self.future = key, lo, hi, future
         self.scores: np.ndarray | None = None
-
-
-def _cut_rows(values: np.ndarray, rows: tuple[int, ...]) -> Any:
-    """``values`` as a dask array with the given row chunks; with a distributed client the
-    chunks are scattered to the workers (not shipped inside every task graph)."""
-    import dask.array as da
-
-    client = _client()
-    if client is None:
-        return da.from_array(values, chunks=(rows,) + tuple((d,) for d in values.shape[1:]), name=False)
-    bounds = np.concatenate(([0], np.cumsum(rows)))
-    parts = [values[a:b] for a, b in itertools.pairwise(bounds)]
-    futures = client.scatter(parts)
-    return da.concatenate([da.from_delayed(f, p.shape, dtype=float) for f, p in zip(futures, parts)])
-
-
-def _row_sums(part: Any, model: Any, row_weights: Any) -> Any:
-    """``[[Q t]' B; column norms of B]`` (a ``(k + 2) x c`` array) as sums over row chunks.
-
-    B is the block (rows weighted by ``row_weights`` for a GLM); ``model`` (``[Q t]``) and
-    the weights are dask arrays cut like the block's rows, so each task multiplies one row
-    chunk and dask sums the parts.
-    """
-    import dask.array as da
-
-    values = part.astype(float)
-    if row_weights is not None:
-        values = values * row_weights[:, None]
-    products = model.T @ values
-    norms = (values * values).sum(axis=0)
-    return da.concatenate([products, norms[None, :]], axis=0)
-
-
-def _model_key(q_and_target: np.ndarray, row_weights: np.ndarray | None) -> str:
-    """A digest of the model a score depends on (speculative scores are reused only for it)."""
-    # hashed in place (no bytes copy: the model is n x (k + 1) numbers, large for tall data)
-    h = hashlib.blake2b(np.ascontiguousarray(q_and_target).data.cast("B"), digest_size=16)
-    if row_weights is not None:
-        h.update(np.ascontiguousarray(row_weights).data.cast("B"))
-    return h.hexdigest()
-
-
-def _client() -> Any:
-    """The active ``distributed`` client, or None (then dask's default scheduler computes)."""
-    try:
-        from distributed import get_client
-    except ImportError:
-        return None
-    try:
-        return get_client()
-    except ValueError:
-        return None
