@@ -139,7 +139,13 @@ class CandidateBlock:
     def values(self) -> np.ndarray:
         """All the columns as one float matrix (a pending check runs first)."""
         if self._check is not None:
-            self._run_check()
+            self.run_check()
+        return self._values
+
+    @property
+    def unchecked_values(self) -> np.ndarray:
+        """The columns before a pending check ran: for a scoring pass that computes the norms
+        the check needs and then calls :meth:`run_check`."""
         return self._values
 
     @property
@@ -147,7 +153,8 @@ class CandidateBlock:
         """Whether a check given at construction waits for the norms."""
         return self._check is not None
 
-    def _run_check(self) -> None:
+    def run_check(self) -> None:
+        """Run the pending check (if any), computing the norms first if no pass did."""
         check, self._check = self._check, None
         if check is not None:
             self.sq_norms()
@@ -195,7 +202,7 @@ class CandidateBlock:
             with np.errstate(invalid="ignore", over="ignore"):
                 # one pass for the products and, on the block's first scoring, its norms
                 g, self.norm2 = block_products(q_and_target, values, self.norm2)
-            self._run_check()
+            self.run_check()
             with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
                 return gain_from_products(q_and_target, g, self.norm2, lambda idx: values[:, idx])
 
@@ -230,16 +237,22 @@ class Basis:
 
     Columns are appended by classical Gram-Schmidt with one re-orthogonalisation
     ("twice is enough"), which keeps Q orthonormal to machine precision and makes an
-    acceptance cost O(n k) instead of a fresh QR.
+    acceptance cost O(n k) instead of a fresh QR.  The storage keeps one spare column, so
+    that ``[Q t]`` (:meth:`with_target`) is a view, not an ``n x (k + 1)`` copy per acceptance.
     """
 
     def __init__(self, n: int, capacity: int = 16):
-        self._q = np.empty((n, max(capacity, 1)))
+        self._q = np.empty((n, max(capacity, 1) + 1), order="F")  # columns contiguous: appended and read whole
         self.k = 0
 
     @property
     def q(self) -> np.ndarray:
         return self._q[:, : self.k]
+
+    def with_target(self, target: np.ndarray) -> np.ndarray:
+        """``[Q t]`` as a view of the storage: valid until the next :meth:`append`."""
+        self._q[:, self.k] = target
+        return self._q[:, : self.k + 1]
 
     def residualise(self, b: np.ndarray) -> np.ndarray:
         """``(I - Q Q') b`` for a matrix b (one pass; callers needing exact orthogonality repeat it)."""
@@ -247,6 +260,13 @@ class Basis:
         if self.k == 0:
             return b.copy()
         return b - q @ (q.T @ b)
+
+    def set(self, q: np.ndarray) -> None:
+        """Make ``q`` (orthonormal columns, e.g. a rotation of another basis) the whole basis."""
+        if q.shape[1] + 1 > self._q.shape[1]:
+            self._q = np.empty((self._q.shape[0], q.shape[1] + 1), order="F")
+        self._q[:, : q.shape[1]] = q
+        self.k = q.shape[1]
 
     def append(self, columns: np.ndarray) -> int:
         """Add the columns' new directions; returns how many were independent."""
@@ -262,8 +282,8 @@ class Basis:
             norm = np.linalg.norm(v)
             if norm <= np.sqrt(COLLINEAR_TOL) * norm0:
                 continue
-            if self.k == self._q.shape[1]:
-                grown = np.empty((self._q.shape[0], 2 * self._q.shape[1]))
+            if self.k + 1 == self._q.shape[1]:  # keep the spare column for the target
+                grown = np.empty((self._q.shape[0], 2 * self._q.shape[1]), order="F")
                 grown[:, : self.k] = self._q[:, : self.k]
                 self._q = grown
             self._q[:, self.k] = v / norm

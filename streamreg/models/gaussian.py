@@ -9,6 +9,7 @@ With a robust covariance (``cov=``) the test is instead the robust Wald test of
 """
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 
@@ -107,7 +108,7 @@ class GaussianState:
         if not np.isfinite(self.rss):  # a response near 1e154 or beyond: its squares overflow
             raise ValueError("the residual sum of squares overflowed floating point: "
                              + (too_large("the response", self.y) or "rescale the response"))
-        self._qr = np.column_stack([self.basis.q, self.resid])
+        self._qr = self.basis.with_target(self.resid)
         self._robust = RobustScorer(self.basis.q, self.resid, self.cov, self.nobs) if self.cov.robust else None
 
     def score_block(self, block: CandidateValues) -> tuple[TestOutcomes, np.ndarray]:
@@ -238,9 +239,30 @@ class GaussianState:
         """Exact ``2 delta loglik`` of the current model over the nested ``smaller``."""
         return 2.0 * (self.loglik - smaller.loglik)
 
-    def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> GaussianState:
-        """A new state on ``[fixed, *terms]`` (terms accepted in order); this one is unchanged."""
-        new = GaussianState(self.y, fixed, test=self.test, weights=self.weights, cov=self.cov)
-        for values in terms:
-            new.accept(values)
+    def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray], *, within: bool = False) -> GaussianState:
+        """A new state on ``[fixed, *terms]`` (terms accepted in order); this one is unchanged.
+
+        ``within=True`` promises that every column lies in this model's span (a sub-model, as
+        in a backward elimination): the new basis is then this one's rotated, ``Q U`` with
+        ``U`` the Gram-Schmidt basis of the columns' coordinates ``Q' X`` (the same
+        orthogonalisation and collinearity decisions, made on ``k``-vectors), so the refit
+        reads the ``n x k`` values once instead of ``O(k)`` times.
+        """
+        if not within:
+            new = GaussianState(self.y, fixed, test=self.test, weights=self.weights, cov=self.cov)
+            for values in terms:
+                new.accept(values)
+            return new
+        cols = [np.asarray(fixed, dtype=float).reshape(self.n, -1)]
+        cols += [np.asarray(v, dtype=float).reshape(self.n, -1) for v in terms]
+        coords = self.basis.q.T @ equilibrate(self._weighted(np.column_stack(cols)))
+        small = Basis(self.k, capacity=coords.shape[1])
+        if small.append(coords[:, : cols[0].shape[1]]) < cols[0].shape[1]:
+            raise ValueError("the fixed terms are collinear")
+        for j in range(cols[0].shape[1], coords.shape[1]):
+            small.append(coords[:, j : j + 1])
+        new = copy.copy(self)
+        new.basis = Basis(self.n, capacity=small.k)
+        new.basis.set(self.basis.q @ small.q)
+        new._update_residual()
         return new

@@ -222,7 +222,8 @@ class GLMState:
     """
 
     def __init__(self, y: np.ndarray, fixed: np.ndarray, family: Any, *, test: str = "score",
-                 weights: ObservationWeights | None = None, fixed_names: Sequence[str] | None = None) -> None:
+                 weights: ObservationWeights | None = None, fixed_names: Sequence[str] | None = None,
+                 start: np.ndarray | None = None) -> None:
         self.spec = spec_of(family, as_glm=True)
         self.spec.check_test(test, allow_none=False)
         self.test = test
@@ -237,7 +238,7 @@ class GLMState:
         # every column at a power-of-two scale: statsmodels' pinv would drop a column at 1e17
         # beside the intercept, and the state must keep the design the refit will use
         self.x = equilibrate(fixed)
-        fit = fit_glm(self.y, self.x, family, weights=self._fit_weights)
+        fit = fit_glm(self.y, self.x, family, start=start, weights=self._fit_weights)
         if fit.problem == SEPARATION:
             raise ValueError("the fixed terms alone separate the response: the maximum-likelihood estimate does "
                              "not exist (exact LP test); " + _separation_hint(fixed, self.y, family, fixed_names))
@@ -284,7 +285,7 @@ class GLMState:
         #: Pearson chi-square left after the restricted score: the "residual sum of squares"
         #: of the working regression, for the score-f test
         self.pearson_resid = float(self.z_resid @ self.z_resid)
-        self._qz = np.column_stack([self.basis.q, self.z_resid])
+        self._qz = self.basis.with_target(self.z_resid)
 
     def score_block(self, block: CandidateValues) -> tuple[TestOutcomes, np.ndarray]:
         """Score (or LR) test of every candidate in ``block``; returns outcomes, skip codes."""
@@ -423,10 +424,30 @@ class GLMState:
             raise TypeError(f"a GLM state compares with GLM states, not {type(smaller).__name__}")
         return lr_statistic(self.spec, smaller.result, self.result, self.scale, self.nobs)
 
-    def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> GLMState:
-        """A new state on ``[fixed, *terms]``; ValueError when that model has no MLE."""
+    def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray], *, within: bool = False) -> GLMState:
+        """A new state on ``[fixed, *terms]``; ValueError when that model has no MLE.
+
+        ``within=True``: the columns lie in this model's span (a sub-model); IRLS then starts
+        from the weighted least-squares fit of this model's linear predictor on them, which
+        is close to the sub-model's estimate when the dropped terms matter little.  The fit
+        converges to the same estimate (a start that ends below its own likelihood is
+        retried from statsmodels' start, :mod:`.glm_fit`).
+        """
         x = np.column_stack([fixed, *terms])
-        return GLMState(self.y, x, self.family, test=self.test, weights=self.weights)
+        start = self._projected_start(equilibrate(x)) if within else None
+        return GLMState(self.y, x, self.family, test=self.test, weights=self.weights, start=start)
+
+    def _projected_start(self, x: np.ndarray) -> np.ndarray | None:
+        """Coefficients of ``x`` (scaled as the new state scales it) fitting this model's
+        linear predictor in the working weights (normal equations: only a start)."""
+        eta = self.x @ np.asarray(self.result.params, dtype=float)
+        a = self.sqrt_w[:, None] * x
+        with np.errstate(all="ignore"):
+            try:
+                start = np.linalg.solve(a.T @ a, a.T @ (self.sqrt_w * eta))
+            except np.linalg.LinAlgError:
+                return None
+        return start if np.all(np.isfinite(start)) else None
 
 
 def _separation_hint(fixed: np.ndarray, y: np.ndarray, family: Any, names: Sequence[str] | None) -> str:

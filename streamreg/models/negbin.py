@@ -157,8 +157,10 @@ class NegBinState(GLMState):
         reduced: Any = smaller.result if fit.result is None else fit.result
         return max(2.0 * (self.llf - float(reduced.llf)), 0.0)
 
-    def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> NegBinState:
-        """A new state on ``[fixed, *terms]``, theta re-estimated from this one's (R's ``init.theta``)."""
+    def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray], *, within: bool = False) -> NegBinState:
+        """A new state on ``[fixed, *terms]``, theta re-estimated from this one's (R's ``init.theta``).
+
+        ``within`` (the columns lie in this model's span) changes nothing here."""
         x = np.column_stack([fixed, *terms])
         return NegBinState(self.y, x, self.family, test=self.test, weights=self.weights)
 

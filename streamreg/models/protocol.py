@@ -124,9 +124,11 @@ class ComparableState(ModelState, Protocol):
         ``smaller``, a state of the same kind on a subset of its columns (R's ``drop1``)."""
         ...
 
-    def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray]) -> ComparableState:
+    def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray], *, within: bool = False) -> ComparableState:
         """A new state of the same kind on the design ``[fixed, *terms]``; this one is unchanged.
 
+        ``within=True`` promises that every column lies in this model's span (a sub-model:
+        backward elimination), which a state may use to refit faster; the result is the same.
         Raises ValueError when that model cannot be fitted (e.g. its MLE does not exist).
         """
         ...

@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Basis, CandidateBlock, Projections, gain_from_products
+from .kernels import block_products
 
 
 def reduce_single_incremental(block: CandidateBlock, basis: Basis, q_and_target: np.ndarray,
@@ -57,7 +58,7 @@ def reduce_single_incremental(block: CandidateBlock, basis: Basis, q_and_target:
     >>> bool(np.allclose(gain, reduce_single_columns(qt, x[:, 2:])[0], rtol=1e-12))
     True
     """
-    values, k = block.values, basis.k
+    values, k = block.unchecked_values, basis.k
     known = block.projections
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         if known is not None and known.basis is basis and known.qb.shape[0] <= k:
@@ -68,8 +69,9 @@ def reduce_single_incremental(block: CandidateBlock, basis: Basis, q_and_target:
             if k > k0:  # one matrix-vector product per new direction (values' layout, no copy)
                 g[k0:k] = (values.T @ new[:, 0])[None] if k == k0 + 1 else (values.T @ new).T
             g[k] = known.rb - (new.T @ known.target) @ g[k0:k]
-        else:
-            g = q_and_target.T @ values
+        else:  # a fresh scoring: one pass for the products and, the first time, the norms
+            g, block.norm2 = block_products(q_and_target, values, block.norm2)
+            block.run_check()
         # Q'B before gain_from_products rescales out-of-range columns in g (it redoes those
         # from their values on every call); r'B after it, with the near-collinear columns' exact
         qb = g[:-1].copy()

@@ -179,7 +179,7 @@ def _drop_one(state: Any, fixed: np.ndarray, kept: list[AcceptedTerm], term: Acc
     """The test of adding ``term`` to the kept terms without it (None when that model cannot be fitted)."""
     others = [t.values for t in kept if t is not term]
     try:
-        reduced = state.refit(fixed, others)
+        reduced = state.refit(fixed, others, within=True)
     except ValueError:
         return None
     values = np.asarray(term.values, dtype=float).reshape(len(term.values), -1)
@@ -234,7 +234,7 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
     confirmed_model: Any = state  # kept when the kept terms have no fit (an identity link's means out of range)
     if len(kept) < len(in_model):
         with contextlib.suppress(ValueError):
-            confirmed_model = refit(fixed, [t.values for t in kept])
+            confirmed_model = refit(fixed, [t.values for t in kept], within=True)
     terms, rows = list(kept), [kept_rows[id(t)] for t in kept]
     for s in streams:  # every other candidate against the confirmed model, in stream order
         parts: list[TestOutcomes] = []

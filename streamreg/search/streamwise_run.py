@@ -46,6 +46,10 @@ EXHAUSTED_SHARE = 0.5
 #: values (rows x candidates) of a first block of a stream held in memory: 1 MB, so that a
 #: problem of 100 rows takes 1,310 columns at a time and a tall one keeps ``block_size``
 SMALL_BLOCK_CELLS = 1 << 17
+#: values (rows x candidates) of a block of a stream held in memory at most: 512 MB, so that on
+#: tall data (1e6 rows: 64 columns) an acceptance leaves few scored candidates to rescore, and
+#: each candidate is read about once per pass instead of once per acceptance in its block
+TALL_BLOCK_CELLS = 1 << 26
 
 Levels = tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]]
 
@@ -59,6 +63,7 @@ class Lane:
     policy: Policy
     size: int = 512
     first: int = 512  # the size a block starts at, and returns to after an acceptance
+    cap: int = 512  # the size a block grows to while nothing is accepted
     buffer: TermBlock | None = None
     outcomes: TestOutcomes | None = None
     codes: np.ndarray | None = None
@@ -104,8 +109,8 @@ class StreamwiseRun:
             horizon = s.horizon if cap is None or s.horizon is None else min(s.horizon, cap)
             p.start(n_obs=model.n, share=1.0 / len(streams), n_candidates=s.n_candidates, horizon=horizon)
             self.initial_wealth[s.name] = p.wealth  # as the rule reports it, whatever its parameters are called
-            first = self.first_block(s)
-            self.lanes.append(Lane(j, s, p, size=first, first=first))
+            first, cap = self.block_sizes(s)
+            self.lanes.append(Lane(j, s, p, size=first, first=first, cap=cap))
         self.decoys = None if options.decoys is None else DecoyTracker(options.decoys, list(streams), model.n)
         self.rec = HistoryRecorder(keep=options.history)
         self.full = options.history == "full"
@@ -119,16 +124,20 @@ class StreamwiseRun:
         self.prio = np.full(len(streams), -np.inf)
         self.empty = set(range(len(streams)))  # lanes to (re)fill; dynamic streams stay here while empty
 
-    def first_block(self, stream: Stream) -> int:
-        """The block size a lane starts at: ``block_size``, or for a stream holding its
-        candidates in memory (an array, a frame: a block is a view) on few rows, as many as
-        :data:`SMALL_BLOCK_CELLS` values hold.  Each block is a scoring and each run a turn of
-        the driver in Python: a small problem read 512 columns at a time spends most of its
-        time there.  The decisions do not depend on the block size."""
-        block = self.options.block_size
+    def block_sizes(self, stream: Stream) -> tuple[int, int]:
+        """The block size a lane starts at, and the size it grows to while nothing is accepted.
+
+        ``block_size``, or for a stream holding its candidates in memory (an array, a frame: a
+        block is a view) on few rows, as many as :data:`SMALL_BLOCK_CELLS` values hold, and
+        on many rows no more than :data:`TALL_BLOCK_CELLS` values.  Each block is a scoring
+        and each run a turn of the driver in Python: a small problem read 512 columns at a
+        time spends most of its time there, while on tall data each acceptance rescores what
+        is left of its block.  The decisions do not depend on the block size."""
+        block, n = self.options.block_size, max(self.model.n, 1)
         if not stream.holds_candidates:
-            return block
-        return max(block, min(self.max_block, SMALL_BLOCK_CELLS // max(self.model.n, 1)))
+            return block, self.max_block
+        tall = max(1, TALL_BLOCK_CELLS // n)
+        return min(tall, max(block, min(self.max_block, SMALL_BLOCK_CELLS // n))), min(tall, self.max_block)
 
     # -- the loop ------------------------------------------------------------------------
     def search(self) -> SearchResult:
@@ -156,7 +165,7 @@ class StreamwiseRun:
                 lane.policy.begin_pass()
             if lane.buffer is not None:
                 # fewer, bigger BLAS calls for a stream without acceptances, up to ~64 MB
-                lane.size = min(2 * lane.size, self.max_block)
+                lane.size = min(2 * lane.size, lane.cap)
                 self.prio[j] = lane.policy.priority()
                 self.empty.discard(j)
             elif lane.stream.exhausted:

@@ -111,6 +111,8 @@ class _Reoffer:
 
     ``positions`` (int64) when the stream can re-read them (:meth:`Stream.reread`): their
     values are rebuilt when offered; otherwise ``block``, their values copied once.
+    ``norm2``: their columns' squared norms when the scoring computed them, so that a
+    re-read block is read once when scored again, not twice.
     """
 
     pass_no: int
@@ -119,20 +121,26 @@ class _Reoffer:
     columns: Sequence[Any] | None
     specs: Sequence[Any] | None
     positions: np.ndarray | None = None
+    norm2: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.names)
 
     def split(self, k: int) -> tuple[_Reoffer, _Reoffer]:
         head_block = tail_block = None
+        head_norms = tail_norms = None
+        if self.norm2 is not None:  # norms are kept for single-column candidates only
+            head_norms, tail_norms = self.norm2[:k], self.norm2[k:]
         if self.block is not None:
             cut = int(self.block.starts[k])
-            head_block = CandidateBlock(self.block.values[:, :cut], self.block.widths[:k])
+            known = getattr(self.block, "norm2", None)
+            head_block = CandidateBlock(self.block.values[:, :cut], self.block.widths[:k],
+                                        None if known is None else known[:cut])
             tail_block = self.block.tail(k)
         return (_Reoffer(self.pass_no, self.names[:k], head_block, _part(self.columns, slice(None, k)),
-                         _part(self.specs, slice(None, k)), _part(self.positions, slice(None, k))),
+                         _part(self.specs, slice(None, k)), _part(self.positions, slice(None, k)), head_norms),
                 _Reoffer(self.pass_no, self.names[k:], tail_block, _part(self.columns, slice(k, None)),
-                         _part(self.specs, slice(k, None)), _part(self.positions, slice(k, None))))
+                         _part(self.specs, slice(k, None)), _part(self.positions, slice(k, None)), tail_norms))
 
 
 def _part(items: Any, sl: slice) -> Any:
@@ -269,6 +277,8 @@ class PassesStream(Stream):
         values = self.inner.reread(entry.positions)
         if values is None:
             raise RuntimeError(f"stream {self.name!r} set candidate positions it cannot re-read")
+        if entry.norm2 is not None and type(values) is CandidateBlock and values.norm2 is None:
+            values.norm2 = entry.norm2
         return values
 
     def _joinable(self, entry: _Reoffer, k: int, rows: int) -> bool:
@@ -305,11 +315,14 @@ class PassesStream(Stream):
         if entry.block is not None:
             blocks = [p.block for p in parts]
             assert all(isinstance(b, CandidateBlock) for b in blocks)
+            known = [getattr(b, "norm2", None) for b in blocks]
             block = CandidateBlock(_side_by_side([b.values for b in blocks]),  # type: ignore[union-attr]
-                                   np.concatenate([b.widths for b in blocks]))  # type: ignore[union-attr]
+                                   np.concatenate([b.widths for b in blocks]),  # type: ignore[union-attr]
+                                   None if any(k is None for k in known) else np.concatenate(known))
         positions = None if entry.positions is None else np.concatenate([p.positions for p in parts])
+        norm2 = None if any(p.norm2 is None for p in parts) else np.concatenate([p.norm2 for p in parts])
         return _Reoffer(entry.pass_no, Joined([p.names for p in parts]), block,
-                        _joined(parts, "columns"), _joined(parts, "specs"), positions)
+                        _joined(parts, "columns"), _joined(parts, "specs"), positions, norm2)
 
     def _next_block(self, k: int) -> TermBlock | None:
         return self.take(k)
@@ -333,18 +346,21 @@ class PassesStream(Stream):
         columns = None if block.columns is None else Picked(block.columns, pos)
         specs = None if block.specs is None else Picked(block.specs, pos)
         names = Picked(block.names, pos)
-        if block.positions is not None:  # re-read when offered again: nothing copied
-            self.pending.append(_Reoffer(block.pass_no + 1, names, None, columns, specs,
-                                         np.asarray(block.positions[pos], dtype=np.int64)))
-            return
         b = block.block
+        known = getattr(b, "norm2", None)
+        if block.positions is not None:  # re-read when offered again: nothing copied
+            norm2 = known[b.starts[pos]] if known is not None and (b.widths[pos] == 1).all() else None
+            self.pending.append(_Reoffer(block.pass_no + 1, names, None, columns, specs,
+                                         np.asarray(block.positions[pos], dtype=np.int64), norm2))
+            return
         widths = b.widths[pos]
         if (widths == 1).all():
             cols = b.starts[pos]
         else:
             cols = np.concatenate([np.arange(b.starts[j], b.starts[j] + b.widths[j]) for j in pos])
         values = b.values[:, cols]  # a copy: the stream may reuse its buffers
-        self.pending.append(_Reoffer(block.pass_no + 1, names, CandidateBlock(values, widths), columns, specs))
+        copied = CandidateBlock(values, widths, None if known is None else known[cols])
+        self.pending.append(_Reoffer(block.pass_no + 1, names, copied, columns, specs))
 
     def on_accept(self, term: AcceptedTerm) -> None:
         self.inner.on_accept(term)
