@@ -203,6 +203,12 @@ def _rows(values: CandidateValues) -> int | None:
     return int(values.values.shape[0]) if type(values) is CandidateBlock else None
 
 
+def _joined_norms(parts: list[np.ndarray | None]) -> np.ndarray | None:
+    """The parts' norms one after another, or None when a part has none."""
+    known = [p for p in parts if p is not None]
+    return np.concatenate(known) if len(known) == len(parts) else None
+
+
 def _joined(entries: list[_Reoffer], field: str) -> Joined[Any] | None:
     """The ``columns`` or ``specs`` of joined re-offers (None where none of them has any)."""
     parts = [getattr(e, field) for e in entries]
@@ -318,9 +324,9 @@ class PassesStream(Stream):
             known = [getattr(b, "norm2", None) for b in blocks]
             block = CandidateBlock(_side_by_side([b.values for b in blocks]),  # type: ignore[union-attr]
                                    np.concatenate([b.widths for b in blocks]),  # type: ignore[union-attr]
-                                   None if any(k is None for k in known) else np.concatenate(known))
+                                   _joined_norms(known))
         positions = None if entry.positions is None else np.concatenate([p.positions for p in parts])
-        norm2 = None if any(p.norm2 is None for p in parts) else np.concatenate([p.norm2 for p in parts])
+        norm2 = _joined_norms([p.norm2 for p in parts])
         return _Reoffer(entry.pass_no, Joined([p.names for p in parts]), block,
                         _joined(parts, "columns"), _joined(parts, "specs"), positions, norm2)
 
