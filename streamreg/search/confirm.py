@@ -44,7 +44,7 @@ from ..outcomes import TestOutcomes
 from ..policies.decide import run_rule
 from ..policies.investing import AlphaInvesting
 from ..streams.base import AcceptedTerm, Stream, term_columns
-from ..streams.passes import PassesStream, arrange_streams
+from ..streams.passes import Joined, PassesStream, Picked, arrange_streams
 from ..validators import NUMBER
 from .history import ACCEPTED, REJECTED, HistoryRecorder
 from .options import HISTORY_MODES, SearchOptions
@@ -238,27 +238,34 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
     terms, rows = list(kept), [kept_rows[id(t)] for t in kept]
     for s in streams:  # every other candidate against the confirmed model, in stream order
         parts: list[TestOutcomes] = []
-        sources: list[tuple[int, int]] = []  # (held entry, position in it): blocks are re-read, not kept
-        names: list[str] = []
+        # (held entry, position in it) of each test: blocks are re-read, not kept; the names
+        # are picked lazily, as a million of them cost more to list than to test
+        entry_of: list[np.ndarray] = []
+        place_of: list[np.ndarray] = []
+        picked: list[Sequence[str]] = []
         entries = held[s.name]
         for k, entry in enumerate(entries):
             tb = s.read(entry)
             out, codes = _confirming_test(confirmed_model, tb.block)
             keep = np.flatnonzero(codes == TESTED)
             parts.append(out.take(keep))
-            sources.extend((k, int(j)) for j in keep)
-            names.extend(tb.names[int(j)] for j in keep)
-        if not sources:
+            entry_of.append(np.full(keep.size, k))
+            place_of.append(keep)
+            picked.append(Picked(tb.names, keep))
+        if not sum(p.size for p in place_of):
             continue
+        tested_names = Joined(picked)
+        sources = np.column_stack([np.concatenate(entry_of), np.concatenate(place_of)])
         o = TestOutcomes.concatenate(parts)
         level, accept = run_rule(policies[s.name], o)
         log_p = o.log_p
         first = stream_test[s.name] + 1
-        rec.add(s.name, names, test=test_no + 1 + np.arange(len(names)), stream_test=first + np.arange(len(names)),
+        rec.add(s.name, tested_names, test=test_no + 1 + np.arange(len(tested_names)),
+                stream_test=first + np.arange(len(tested_names)),
                 statistic=o.statistic, df=o.df, df_resid=o.df_resid, log_p=log_p, level=level,
                 status=np.where(accept, int(ACCEPTED), int(REJECTED)), pass_=pass_no)
         for i in np.flatnonzero(accept):
-            k, j = sources[int(i)]
+            k, j = (int(v) for v in sources[int(i)])
             tb = s.read(entries[k])
             spec = None if tb.specs is None else tb.specs[j]
             place = {} if tb.positions is None else {"position": int(tb.positions[j])}
@@ -266,8 +273,8 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
                                       columns=term_columns(tb.names, tb.columns, j), spec=spec, extra=place))
             rows.append(_row(tb.names[j], s.name, test_no + 1 + int(i), first + int(i), o.take([int(i)]),
                              float(log_p[i]), float(level[i])))
-        test_no += len(names)
-        stream_test[s.name] += len(names)
+        test_no += len(tested_names)
+        stream_test[s.name] += len(tested_names)
     names = [s.name for s in streams]
     tested = [policies[n].n_tested for n in names]
     final_wealth = [policies[n].wealth for n in names]
