@@ -70,7 +70,8 @@ def main() -> None:
         for rnd in range(args.rounds):
             for label, kernel in runs[rnd % len(runs):] + runs[: rnd % len(runs)]:
                 got = run(roots[label], m, kernel)
-                rows.append({"version": label, "kernel": kernel, **got, "ratio": got["select"] / got["floor"]})
+                got["ratio"] = got["select"] / got["floor"]
+                rows.append({"version": label, "kernel": kernel, **got})
                 print(f"  m {m:,} round {rnd} {label} {kernel}: select {got['select']:.3f} s, floor "
                       f"{got['floor']:.4f} s, x floor {got['ratio']:.1f}, load {got['load']:.1f}", flush=True)
         tab = pd.DataFrame(rows)
