@@ -105,6 +105,12 @@ class TestOutcomes:
         self._screened = out
         return out
 
+    def keep_screened(self, log_p: np.ndarray) -> None:
+        """Keep log p-values computed elsewhere for these outcomes (NaN where not computed),
+        as :meth:`log_p_screened` keeps its own."""
+        if self._log_p is None:
+            self._screened = log_p
+
     def known_log_p(self) -> np.ndarray:
         """The log p-values computed so far (all of them, or those screened in; NaN elsewhere)."""
         if self._log_p is not None:

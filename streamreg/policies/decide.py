@@ -17,10 +17,15 @@ _FIRST_BLOCK, _MAX_BLOCK = 16, 4096
 
 def run_rule(policy: Policy, outcomes: TestOutcomes) -> tuple[np.ndarray, np.ndarray]:
     """Levels and decisions of a started ``policy`` over ``outcomes``, one test after another
-    (the tests do not depend on the decisions: nothing enters a model between them)."""
+    (the tests do not depend on the decisions: nothing enters a model between them).
+
+    The p-values the rule computed (those that could fall below their level) are left on
+    ``outcomes`` (:meth:`~streamreg.outcomes.TestOutcomes.known_log_p`), so that a history
+    computes the rest only when it is read."""
     n = len(outcomes)
     level = np.empty(n)
     rejected = np.zeros(n, dtype=bool)
+    known = np.full(n, np.nan)
     pos, block = 0, _FIRST_BLOCK
     while pos < n:
         part = outcomes.take(slice(pos, min(pos + block, n)))
@@ -28,8 +33,10 @@ def run_rule(policy: Policy, outcomes: TestOutcomes) -> tuple[np.ndarray, np.nda
         hits = np.flatnonzero(plan.accept)
         used = int(hits[0]) + 1 if hits.size else len(part)
         level[pos:pos + used] = plan.level[:used]
+        known[pos:pos + used] = part.known_log_p()[:used]
         rejected[pos + used - 1] = bool(hits.size)
         policy.record(part, used, bool(hits.size))
         pos += used
         block = _FIRST_BLOCK if hits.size else min(2 * block, _MAX_BLOCK)
+    outcomes.keep_screened(known)
     return level, rejected

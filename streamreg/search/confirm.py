@@ -43,7 +43,7 @@ from ..models.robust_score import robust_score_block
 from ..outcomes import TestOutcomes
 from ..policies.decide import run_rule
 from ..policies.investing import AlphaInvesting
-from ..streams.base import AcceptedTerm, Stream, term_columns
+from ..streams.base import AcceptedTerm, ScoredAt, Stream, term_columns
 from ..streams.passes import Joined, PassesStream, Picked, arrange_streams
 from ..validators import NUMBER
 from .history import ACCEPTED, REJECTED, HistoryRecorder
@@ -236,6 +236,13 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
         with contextlib.suppress(ValueError):
             confirmed_model = refit(fixed, [t.values for t in kept], within=True)
     terms, rows = list(kept), [kept_rows[id(t)] for t in kept]
+
+    def reusable(scored: ScoredAt | None) -> bool:
+        """Whether the last pass tested these candidates as the confirmation would: against the
+        screened model itself (nothing left it, nothing entered since) with the search's own test."""
+        return (scored is not None and confirmed_model is state and screened.model_token is not None
+                and scored.token is screened.model_token and getattr(state, "test", "") != "score-f")
+
     for s in streams:  # every other candidate against the confirmed model, in stream order
         parts: list[TestOutcomes] = []
         # (held entry, position in it) of each test: blocks are re-read, not kept; the names
@@ -245,20 +252,26 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
         picked: list[Sequence[str]] = []
         entries = held[s.name]
         for k, entry in enumerate(entries):
-            tb = s.read(entry)
-            out, codes = _confirming_test(confirmed_model, tb.block)
-            keep = np.flatnonzero(codes == TESTED)
-            parts.append(out.take(keep))
+            if reusable(entry.scored):  # tested against this very model in the last pass: not read again
+                assert entry.scored is not None
+                out, keep = entry.scored.outcomes, np.arange(len(entry))
+                names_k = entry.names
+            else:
+                tb = s.read(entry)
+                out, codes = _confirming_test(confirmed_model, tb.block)
+                keep = np.flatnonzero(codes == TESTED)
+                out, names_k = out.take(keep), tb.names
+            parts.append(out)
             entry_of.append(np.full(keep.size, k))
             place_of.append(keep)
-            picked.append(Picked(tb.names, keep))
+            picked.append(Picked(names_k, keep))
         if not sum(p.size for p in place_of):
             continue
         tested_names = Joined(picked)
         sources = np.column_stack([np.concatenate(entry_of), np.concatenate(place_of)])
         o = TestOutcomes.concatenate(parts)
         level, accept = run_rule(policies[s.name], o)
-        log_p = o.log_p
+        log_p = o.known_log_p()  # those the rule computed (the accepted ones among them); the history does the rest
         first = stream_test[s.name] + 1
         rec.add(s.name, tested_names, test=test_no + 1 + np.arange(len(tested_names)),
                 stream_test=first + np.arange(len(tested_names)),
@@ -271,8 +284,9 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
             place = {} if tb.positions is None else {"position": int(tb.positions[j])}
             terms.append(AcceptedTerm(name=tb.names[j], stream=s.name, values=tb.block.term(j).copy(),
                                       columns=term_columns(tb.names, tb.columns, j), spec=spec, extra=place))
-            rows.append(_row(tb.names[j], s.name, test_no + 1 + int(i), first + int(i), o.take([int(i)]),
-                             float(log_p[i]), float(level[i])))
+            one = o.take([int(i)])
+            rows.append(_row(tb.names[j], s.name, test_no + 1 + int(i), first + int(i), one,
+                             float(log_p[i]) if np.isfinite(log_p[i]) else float(one.log_p[0]), float(level[i])))
         test_no += len(tested_names)
         stream_test[s.name] += len(tested_names)
     names = [s.name for s in streams]

@@ -45,6 +45,8 @@ class SearchResult:
     confirmation: str = ""
     #: what the decoys showed (``decoys=``), a :class:`~streamreg.search.decoys.DecoyReport`; None without
     decoys: Any = None
+    #: the final model's version (:class:`~streamreg.streams.base.ScoredAt`); None: not known
+    model_token: object = None
 
     def __init__(self, history: Frame, accepted: list[AcceptedTerm],
                  selected: Frame, policies: Mapping[str, Policy], stream_names: list[str], n_tests: int,

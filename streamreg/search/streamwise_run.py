@@ -22,7 +22,7 @@ from ..models.protocol import ModelState
 from ..outcomes import TestOutcomes, reported_statistic
 from ..policies.base import Plan, Policy
 from ..progress import SearchProgress
-from ..streams.base import AcceptedTerm, Stream, TermBlock
+from ..streams.base import AcceptedTerm, ScoredAt, Stream, TermBlock
 from .decoy_tracker import DecoyTracker
 from .history import HistoryRecorder, Status
 from .options import SearchOptions
@@ -118,6 +118,9 @@ class StreamwiseRun:
         self.selected_rows: list[dict] = []
         self.n_tests, self.stopped_by = 0, "exhausted"
         self.separating = 0  # candidates refused for separation since the last acceptance
+        #: names the current version of the model: a new object after every entry, so that
+        #: outcomes kept with a re-offer are reused only against the model they were scored on
+        self.model_token = object()
         self.t0 = time.monotonic()
         # priorities of lanes holding candidates (-inf otherwise), kept up to date incrementally so
         # that choosing among many streams (e.g. 1000 feature clusters) is one argmax, not a loop
@@ -211,6 +214,11 @@ class StreamwiseRun:
         """Score the lane's pending candidates against the current model (and their decoys)."""
         if lane.outcomes is not None and lane.codes is not None:
             return
+        kept = buf.scored
+        if kept is not None and kept.token is self.model_token and self.decoys is None:
+            # re-offered candidates tested against this very model: the same outcomes, no read
+            lane.outcomes, lane.codes = kept.outcomes, np.zeros(len(buf), dtype=np.int8)
+            return
         lane.outcomes, lane.codes = self.model.score_block(buf.block)
         check_finite(lane.outcomes.statistic, buf, self.model.y)
         if self.decoys is not None:
@@ -247,6 +255,7 @@ class StreamwiseRun:
         candidate's place, the term, the run's log p-values and own outcomes, and the levels.
         """
         pol, n_used = lane.policy, run.n_used
+        token = self.model_token  # the model the run's candidates were tested against
         status = np.full(n_used, int(Status.REJECTED))
         reason, decoy_won, term = None, False, None
         # a long run of rejections under a rule with a schedule reports the levels and
@@ -272,6 +281,8 @@ class StreamwiseRun:
                                 columns=buf.column_names(j), spec=buf.spec(j),
                                 extra={} if buf.positions is None else {"position": int(buf.positions[j])})
             reason = self.model.accept(term.values)
+            if reason is None:
+                self.model_token = object()
             pol.record(run.outcomes, n_used, last_accepted=reason is None)
             wealth[-1] = pol.wealth
             status[-1] = Status.ACCEPTED if reason is None else Status.refusal(reason)
@@ -295,7 +306,7 @@ class StreamwiseRun:
         used = run.tested_pos[:n_used]
         rejected = used if run.accept_at is None else used[:-1]  # the last one decided otherwise
         if rejected.size:
-            lane.stream.on_rejected(buf, rejected)
+            lane.stream.on_rejected(buf, rejected, ScoredAt(token, run.own.take(slice(0, rejected.size))))
         return reason, decoy_won, term, lp, sub, level
 
     def rec_selected(self, lane: Lane, run: Run, reason: str | None, decoy_won: bool, term: AcceptedTerm | None,
@@ -372,4 +383,5 @@ class StreamwiseRun:
             initial_wealth=self.initial_wealth,
         )
         result.decoys = None if self.decoys is None else self.decoys.report
+        result.model_token = self.model_token
         return result

@@ -14,6 +14,7 @@ from typing import Any, TypeVar, overload
 import numpy as np
 
 from ..models.base import CandidateValues
+from ..outcomes import TestOutcomes
 
 T = TypeVar("T")
 
@@ -85,6 +86,22 @@ def term_columns(names: Sequence[str], columns: Sequence[list[str] | None] | Non
 
 
 @dataclass
+class ScoredAt:
+    """Outcomes of some candidates against the model that ``token`` names.
+
+    A search names each version of its model by a fresh object (a new one after every
+    entry), so outcomes kept with a re-offered or held candidate are reused exactly when
+    the model has not changed since they were computed, and the candidate is not read again.
+    """
+
+    token: object
+    outcomes: TestOutcomes
+
+    def take(self, index: slice | np.ndarray) -> ScoredAt:
+        return ScoredAt(self.token, self.outcomes.take(index))
+
+
+@dataclass
 class TermBlock:
     """Consecutive candidates of one stream.
 
@@ -103,6 +120,8 @@ class TermBlock:
     specs: Sequence[Any] | None = None
     pass_no: int = 1  # which pass over the stream offers these candidates (history column)
     positions: np.ndarray | None = None  # int64, see above; None: the stream cannot re-read them
+    #: the candidates' outcomes against a model that may still be the current one (re-offers)
+    scored: ScoredAt | None = None
 
     def __len__(self) -> int:
         return len(self.names)
@@ -123,6 +142,7 @@ class TermBlock:
             None if self.specs is None else self.specs[start:],
             self.pass_no,
             None if self.positions is None else self.positions[start:],
+            None if self.scored is None else self.scored.take(slice(start, None)),
         )
 
 
@@ -185,8 +205,9 @@ class Stream(ABC):
         positions and a re-offer keeps a copy of the values."""
         return None
 
-    def on_rejected(self, block: TermBlock, positions: np.ndarray) -> None:
-        """Called with the positions in ``block`` of this stream's tested, rejected candidates.
+    def on_rejected(self, block: TermBlock, positions: np.ndarray, scored: ScoredAt | None = None) -> None:
+        """Called with the positions in ``block`` of this stream's tested, rejected candidates
+        and, optionally, their outcomes against the model they were tested against.
 
         A stream that re-offers rejected candidates in later passes keeps what it needs
         to rebuild them here (and sets ``pass_no`` on the blocks it offers again).

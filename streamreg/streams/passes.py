@@ -16,7 +16,8 @@ from typing import Any, TypeVar, overload
 import numpy as np
 
 from ..models.base import CandidateBlock, CandidateValues
-from .base import AcceptedTerm, Stream, TermBlock
+from ..outcomes import TestOutcomes
+from .base import AcceptedTerm, ScoredAt, Stream, TermBlock
 
 T = TypeVar("T")
 
@@ -122,6 +123,8 @@ class _Reoffer:
     specs: Sequence[Any] | None
     positions: np.ndarray | None = None
     norm2: np.ndarray | None = None
+    #: their outcomes against the model they were last tested against (see :class:`ScoredAt`)
+    scored: ScoredAt | None = None
 
     def __len__(self) -> int:
         return len(self.names)
@@ -131,6 +134,8 @@ class _Reoffer:
         head_norms = tail_norms = None
         if self.norm2 is not None:  # norms are kept for single-column candidates only
             head_norms, tail_norms = self.norm2[:k], self.norm2[k:]
+        head_scored = None if self.scored is None else self.scored.take(slice(None, k))
+        tail_scored = None if self.scored is None else self.scored.take(slice(k, None))
         if self.block is not None:
             cut = int(self.block.starts[k])
             known = getattr(self.block, "norm2", None)
@@ -138,9 +143,11 @@ class _Reoffer:
                                         None if known is None else known[:cut])
             tail_block = self.block.tail(k)
         return (_Reoffer(self.pass_no, self.names[:k], head_block, _part(self.columns, slice(None, k)),
-                         _part(self.specs, slice(None, k)), _part(self.positions, slice(None, k)), head_norms),
+                         _part(self.specs, slice(None, k)), _part(self.positions, slice(None, k)), head_norms,
+                         head_scored),
                 _Reoffer(self.pass_no, self.names[k:], tail_block, _part(self.columns, slice(k, None)),
-                         _part(self.specs, slice(k, None)), _part(self.positions, slice(k, None)), tail_norms))
+                         _part(self.specs, slice(k, None)), _part(self.positions, slice(k, None)), tail_norms,
+                         tail_scored))
 
 
 def _part(items: Any, sl: slice) -> Any:
@@ -201,6 +208,14 @@ def _rows(values: CandidateValues) -> int | None:
     """Rows of a dense in-memory block of candidates; None for other kinds (a sparse block
     keeps its own layout, a block on a cluster stays there): those are never joined."""
     return int(values.values.shape[0]) if type(values) is CandidateBlock else None
+
+
+def _joined_scored(parts: list[_Reoffer]) -> ScoredAt | None:
+    """The parts' outcomes one after another when all were scored against the same model."""
+    first = parts[0].scored
+    if first is None or any(p.scored is None or p.scored.token is not first.token for p in parts):
+        return None
+    return ScoredAt(first.token, TestOutcomes.concatenate([p.scored.outcomes for p in parts if p.scored is not None]))
 
 
 def _joined_norms(parts: list[np.ndarray | None]) -> np.ndarray | None:
@@ -268,7 +283,8 @@ class PassesStream(Stream):
             entry = self._join(entry, k, rows)
         values = entry.block if entry.block is not None else self._reread(entry)
         self.n_reoffered += len(entry)
-        return TermBlock(self.name, entry.names, values, entry.columns, entry.specs, entry.pass_no, entry.positions)
+        return TermBlock(self.name, entry.names, values, entry.columns, entry.specs, entry.pass_no, entry.positions,
+                         entry.scored)
 
     def _next_entry(self, k: int) -> _Reoffer:
         """The first pending re-offer, up to ``k`` candidates (the rest stays first in line)."""
@@ -328,7 +344,7 @@ class PassesStream(Stream):
         positions = None if entry.positions is None else np.concatenate([p.positions for p in parts])
         norm2 = _joined_norms([p.norm2 for p in parts])
         return _Reoffer(entry.pass_no, Joined([p.names for p in parts]), block,
-                        _joined(parts, "columns"), _joined(parts, "specs"), positions, norm2)
+                        _joined(parts, "columns"), _joined(parts, "specs"), positions, norm2, _joined_scored(parts))
 
     def _next_block(self, k: int) -> TermBlock | None:
         return self.take(k)
@@ -340,9 +356,10 @@ class PassesStream(Stream):
     def read(self, entry: _Reoffer) -> TermBlock:
         """``entry``'s candidates as a block (re-read by position when the stream can)."""
         values = entry.block if entry.block is not None else self._reread(entry)
-        return TermBlock(self.name, entry.names, values, entry.columns, entry.specs, entry.pass_no, entry.positions)
+        return TermBlock(self.name, entry.names, values, entry.columns, entry.specs, entry.pass_no, entry.positions,
+                         entry.scored)
 
-    def on_rejected(self, block: TermBlock, positions: np.ndarray) -> None:
+    def on_rejected(self, block: TermBlock, positions: np.ndarray, scored: ScoredAt | None = None) -> None:
         if block.pass_no > self.passes or (block.pass_no == self.passes and not self.hold_last):
             return
         pos = np.asarray(positions, dtype=int)
@@ -357,7 +374,7 @@ class PassesStream(Stream):
         if block.positions is not None:  # re-read when offered again: nothing copied
             norm2 = known[b.starts[pos]] if known is not None and (b.widths[pos] == 1).all() else None
             self.pending.append(_Reoffer(block.pass_no + 1, names, None, columns, specs,
-                                         np.asarray(block.positions[pos], dtype=np.int64), norm2))
+                                         np.asarray(block.positions[pos], dtype=np.int64), norm2, scored))
             return
         widths = b.widths[pos]
         if (widths == 1).all():
@@ -366,7 +383,7 @@ class PassesStream(Stream):
             cols = np.concatenate([np.arange(b.starts[j], b.starts[j] + b.widths[j]) for j in pos])
         values = b.values[:, cols]  # a copy: the stream may reuse its buffers
         copied = CandidateBlock(values, widths, None if known is None else known[cols])
-        self.pending.append(_Reoffer(block.pass_no + 1, names, copied, columns, specs))
+        self.pending.append(_Reoffer(block.pass_no + 1, names, copied, columns, specs, scored=scored))
 
     def on_accept(self, term: AcceptedTerm) -> None:
         self.inner.on_accept(term)

@@ -336,8 +336,8 @@ def test_rereads_of_a_column_ordered_matrix_are_views_with_the_same_results(monk
     lord = {"method": "lord++", "alpha": 0.1, "w0": 0.1, "spending": "uniform"}
     new = sr.select(y, x, family="binomial", passes=3, **lord)
     on_rejected = PassesStream.on_rejected
-    monkeypatch.setattr(PassesStream, "on_rejected", lambda self, block, positions: on_rejected(
-        self, dataclasses.replace(block, positions=None), positions))
+    monkeypatch.setattr(PassesStream, "on_rejected", lambda self, block, positions, scored=None: on_rejected(
+        self, dataclasses.replace(block, positions=None), positions, scored))
     old = sr.select(y, x, family="binomial", passes=3, **lord)
     assert (new.history["pass"] > 1).sum() > 0
     pd.testing.assert_frame_equal(new.history, old.history, check_exact=True)

@@ -17,7 +17,7 @@ import pytest
 
 import streamreg as sr
 from streamreg.streams.arrays import IterableStream, MatrixStream
-from streamreg.streams.base import TermBlock
+from streamreg.streams.base import ScoredAt, TermBlock
 from streamreg.streams.passes import ConcatStream, PassesStream
 
 LORD = {"method": "lord++", "alpha": 0.1, "w0": 0.1, "spending": "uniform"}
@@ -70,8 +70,8 @@ def copying(monkeypatch):
     """Re-offers copy the values of every stream, as they all did before positions."""
     on_rejected = PassesStream.on_rejected
 
-    def copy_always(self, block: TermBlock, positions: np.ndarray) -> None:
-        on_rejected(self, dataclasses.replace(block, positions=None), positions)
+    def copy_always(self, block: TermBlock, positions: np.ndarray, scored: ScoredAt | None = None) -> None:
+        on_rejected(self, dataclasses.replace(block, positions=None), positions, scored)
 
     def run(case, bs, k):
         with monkeypatch.context() as mp:
