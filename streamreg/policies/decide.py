@@ -15,13 +15,15 @@ from .base import Policy
 _FIRST_BLOCK, _MAX_BLOCK = 16, 4096
 
 
-def run_rule(policy: Policy, outcomes: TestOutcomes) -> tuple[np.ndarray, np.ndarray]:
+def run_rule(policy: Policy, outcomes: TestOutcomes, *,
+             wealth: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Levels and decisions of a started ``policy`` over ``outcomes``, one test after another
     (the tests do not depend on the decisions: nothing enters a model between them).
 
     The p-values the rule computed (those that could fall below their level) are left on
     ``outcomes`` (:meth:`~streamreg.outcomes.TestOutcomes.known_log_p`), so that a history
-    computes the rest only when it is read."""
+    computes the rest only when it is read.  ``wealth`` (length ``len(outcomes)``), if given,
+    receives the rule's wealth after each test."""
     n = len(outcomes)
     level = np.empty(n)
     rejected = np.zeros(n, dtype=bool)
@@ -35,7 +37,11 @@ def run_rule(policy: Policy, outcomes: TestOutcomes) -> tuple[np.ndarray, np.nda
         level[pos:pos + used] = plan.level[:used]
         known[pos:pos + used] = part.known_log_p()[:used]
         rejected[pos + used - 1] = bool(hits.size)
+        if wealth is not None:  # under rejection; the last test's own wealth once recorded
+            wealth[pos:pos + used] = plan.head(used)[1]
         policy.record(part, used, bool(hits.size))
+        if wealth is not None:
+            wealth[pos + used - 1] = policy.wealth
         pos += used
         block = _FIRST_BLOCK if hits.size else min(2 * block, _MAX_BLOCK)
     outcomes.keep_screened(known)

@@ -167,8 +167,18 @@ class SelectionRecord:
 
     @property
     def policy_description(self) -> str:
-        """The rule with its parameters, ``name(param=value, ...)``."""
+        """The rule with its parameters, ``name(param=value, ...)``; for a screen-confirm search
+        that fell back to one phase, the rule that ran and what it stands in for."""
+        if self._one_phase_fallback:
+            ran = next(iter(self.search.policies.values()), None)
+            if ran is not None:
+                return f"{ran.describe()}, in one phase for {self.policy.describe()}"
         return str(self.policy.describe())
+
+    @property
+    def _one_phase_fallback(self) -> bool:
+        """screen-confirm ran the confirmation's rule alone (see its "Confirmation:" line)."""
+        return str(getattr(self.search, "confirmation", "")).startswith("none")
 
     @cached_property
     def history(self) -> pd.DataFrame:
@@ -182,7 +192,7 @@ class SelectionRecord:
     def guarantee(self) -> str:
         """What the rule guarantees, under which assumption, and when this selection voids it."""
         policy = self.policy
-        if str(getattr(self.search, "confirmation", "")).startswith("none"):
+        if self._one_phase_fallback:
             # screen-confirm ran the confirmation's rule alone, in one phase: that rule's guarantee
             policy = next(iter(self.search.policies.values()), policy)
         text = str(policy.guarantee())

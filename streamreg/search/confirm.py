@@ -217,16 +217,17 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
         o = _drop_one(state, fixed, kept, term)  # kept: the screened terms not rejected so far
         if o is None or term.stream not in policies:
             continue
-        level, accept = run_rule(policies[term.stream], o)
+        wealth = np.empty(1)
+        level, accept = run_rule(policies[term.stream], o, wealth=wealth)
         test_no += 1
         stream_test[term.stream] += 1
         log_p = o.log_p
         rec.add(term.stream, [term.name], test=test_no, stream_test=stream_test[term.stream], statistic=o.statistic,
-                df=o.df, df_resid=o.df_resid, log_p=log_p, level=level,
+                df=o.df, df_resid=o.df_resid, log_p=log_p, level=level, wealth=wealth,
                 status=int(ACCEPTED if accept[0] else REJECTED), pass_=pass_no)
         if accept[0]:
             kept_rows[id(term)] = _row(term.name, term.stream, test_no, stream_test[term.stream], o, float(log_p[0]),
-                                       float(level[0]))
+                                       float(level[0]), float(wealth[0]))
         else:
             kept = [t for t in kept if t is not term]
     kept = [t for t in kept if id(t) in kept_rows]  # untestable ones (no fit without them) leave too
@@ -270,12 +271,13 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
         tested_names = Joined(picked)
         sources = np.column_stack([np.concatenate(entry_of), np.concatenate(place_of)])
         o = TestOutcomes.concatenate(parts)
-        level, accept = run_rule(policies[s.name], o)
+        wealth = np.empty(len(o))
+        level, accept = run_rule(policies[s.name], o, wealth=wealth)
         log_p = o.known_log_p()  # those the rule computed (the accepted ones among them); the history does the rest
         first = stream_test[s.name] + 1
         rec.add(s.name, tested_names, test=test_no + 1 + np.arange(len(tested_names)),
                 stream_test=first + np.arange(len(tested_names)),
-                statistic=o.statistic, df=o.df, df_resid=o.df_resid, log_p=log_p, level=level,
+                statistic=o.statistic, df=o.df, df_resid=o.df_resid, log_p=log_p, level=level, wealth=wealth,
                 status=np.where(accept, int(ACCEPTED), int(REJECTED)), pass_=pass_no)
         for i in np.flatnonzero(accept):
             k, j = (int(v) for v in sources[int(i)])
@@ -286,7 +288,8 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
                                       columns=term_columns(tb.names, tb.columns, j), spec=spec, extra=place))
             one = o.take([int(i)])
             rows.append(_row(tb.names[j], s.name, test_no + 1 + int(i), first + int(i), one,
-                             float(log_p[i]) if np.isfinite(log_p[i]) else float(one.log_p[0]), float(level[i])))
+                             float(log_p[i]) if np.isfinite(log_p[i]) else float(one.log_p[0]), float(level[i]),
+                             float(wealth[i])))
         test_no += len(tested_names)
         stream_test[s.name] += len(tested_names)
     names = [s.name for s in streams]
@@ -320,10 +323,10 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
 
 
 def _row(name: str, stream: str, test: int, stream_test: int, o: TestOutcomes, log_p: float,
-         level: float) -> dict:
-    """The selected table's row of a confirmed term."""
+         level: float, wealth: float) -> dict:
+    """The selected table's row of a confirmed term (``wealth``: the rule's after its test)."""
     return {"term": name, "stream": stream, "test": test, "stream_test": stream_test, "statistic": float(o.statistic[0]),
-            "df": int(o.df[0]), "pvalue": float(np.exp(log_p)), "level": level, "wealth": np.nan}
+            "df": int(o.df[0]), "pvalue": float(np.exp(log_p)), "level": level, "wealth": wealth}
 
 
 def _both_phases(screened: SearchResult, confirmation: HistoryRecorder, log_pvalue: Any, full: bool) -> pd.DataFrame:

@@ -103,6 +103,14 @@ def test_decisions_are_alpha_investing_over_the_confirmation_tests(seed: int) ->
     np.testing.assert_array_equal(confirming["accepted"].to_numpy(), reference["R"].to_numpy() == 1)
     np.testing.assert_allclose(confirming["level"].to_numpy(), reference["alphai"].to_numpy(), rtol=1e-12)
     assert sorted(fit.selected_terms, key=_index) == sorted(confirming.loc[confirming["accepted"], "term"], key=_index)
+    # the wealth after each test: Zhou et al. (2006, Fig. 4), a test costs its level, an entry pays alpha_delta
+    level, accepted = confirming["level"].to_numpy(), confirming["accepted"].to_numpy()
+    expected = 0.1 + np.cumsum(-level + 0.1 * accepted)
+    np.testing.assert_allclose(confirming["wealth"].to_numpy(), expected, rtol=1e-9)
+    confirmed = fit.selected.set_index("term")["wealth"]
+    rows = confirming.set_index("term")
+    for term in fit.selected_terms:
+        assert confirmed[term] == pytest.approx(float(rows.loc[term, "wealth"]), rel=1e-12)
 
 
 def test_selection_does_not_depend_on_the_block_size() -> None:
@@ -144,6 +152,9 @@ def test_a_stream_read_once_gets_one_phase() -> None:
     plain = sr.select(y, x, method="alpha-investing", w0=0.05, alpha_delta=0.05, spending="uniform")
     assert fit.selected_terms == plain.selected_terms
     assert "one phase ran" in fit.summary().as_text().replace("\n", " ")
+    # the method line names the rule that ran, not the two phases that did not
+    assert fit.policy_description == ("alpha-investing(w0=0.05, alpha_delta=0.05, spending=uniform), "
+                                      "in one phase for screen-confirm(w0=0.05, alpha_delta=0.05, screen_w0=1.0)")
 
 
 def test_summary_tells_both_phases() -> None:
