@@ -52,8 +52,10 @@ import streamreg as sr
 def main_algorithm() -> Iterator[None]:
     """The search as it ran before the fast path: statsmodels refits with the full LP, GLM
     scores on a weighted copy of the block, the refit's separation check over every row."""
-    from streamreg.models import base as weighted  # where the blocks find reduce_weighted_columns
-    from streamreg.models import glm
+    from streamreg.models import (
+        base as weighted,  # where the blocks find reduce_weighted_columns
+        glm,
+    )
     from streamreg.models.base import reduce_single_columns
     from streamreg.models.separation import mle_exists
     from streamreg.results import refit
