@@ -128,10 +128,28 @@ def test_empty_blocks_give_empty_products():
     np.testing.assert_array_equal(norm2, np.zeros(3))
 
 
+def test_auto_loads_numba_for_a_large_block_only(monkeypatch):
+    """A small block in a process that has not loaded numba stays with numpy (loading numba
+    costs more than a small search); a block of AUTO_NUMBA_CELLS values loads it, and from
+    then on every column-ordered block uses it."""
+    pytest.importorskip("numba")
+    monkeypatch.setenv(KERNEL_ENV, "auto")
+    monkeypatch.setattr(kernels, "_numba_module", None)
+    small = np.asfortranarray(np.ones((80, 12)))
+    assert kernel_for(small) == "numpy"
+    large = np.empty((1024, kernels.AUTO_NUMBA_CELLS // 1024), order="F")
+    assert kernel_for(large) == "numba"
+    block_products(np.ones((80, 2)), small)
+    assert kernels._numba_module is None  # the small block did not load numba
+    monkeypatch.setattr(kernels, "_numba_module", kernels._numba())
+    assert kernel_for(small) == "numba"
+
+
 def test_block_products_route_to_the_chosen_backend(monkeypatch):
     pytest.importorskip("numba")
     qt, x = _problem(80, 12, 3, "F", seed=9)
     monkeypatch.setenv(KERNEL_ENV, "auto")
+    monkeypatch.setattr(kernels, "_numba_module", kernels._numba())  # loaded: small blocks use it too
     assert kernel_for(x) == "numba"
     g_fast, n_fast = block_products(qt, x)
     monkeypatch.setenv(KERNEL_ENV, "numpy")

@@ -11,7 +11,10 @@ variable ``STREAMREG_KERNEL`` at each call:
 
 ``auto`` (the default)
     numba for dense float64 blocks whose columns are contiguous (column-ordered, as the
-    blocks of a Fortran-ordered matrix are) when numba is importable; numpy otherwise.
+    blocks of a Fortran-ordered matrix are) when numba is importable and either the block
+    holds at least :data:`AUTO_NUMBA_CELLS` values or numba is already loaded; numpy
+    otherwise.  Loading numba and its compiled kernels costs about 0.3 s once per process,
+    which a small search (a few milliseconds) would never repay.
     A row-ordered block stays with numpy: numba's tiled transpose measured slower there
     than numpy's GEMM, which packs the block itself (``bench/bench_kernel.py``).
 ``numpy``
@@ -33,7 +36,11 @@ import numpy as np
 
 from . import numpy_kernel
 
-__all__ = ["KERNEL_ENV", "block_products", "kernel_for", "numba_available"]
+__all__ = ["AUTO_NUMBA_CELLS", "KERNEL_ENV", "block_products", "kernel_for", "numba_available"]
+
+#: under ``auto``, a block this large (rows x columns) loads numba; smaller ones use numpy
+#: until some block has loaded it (32 MB of float64: numba's load is then a small share)
+AUTO_NUMBA_CELLS = 1 << 22
 
 #: the environment variable that picks the backend (``auto``, ``numpy`` or ``numba``)
 KERNEL_ENV = "STREAMREG_KERNEL"
@@ -82,7 +89,8 @@ def kernel_for(values: np.ndarray) -> str:
             raise ValueError(f"{KERNEL_ENV}=numba, but numba is not installed: pip install \"streamreg[fast]\"")
         return "numba"
     columns_contiguous = values.shape[0] <= 1 or values.strides[0] == values.itemsize
-    return "numba" if columns_contiguous and numba_available() else "numpy"
+    worth_loading = _numba_module is not None or values.size >= AUTO_NUMBA_CELLS
+    return "numba" if columns_contiguous and worth_loading and numba_available() else "numpy"
 
 
 def _numba() -> ModuleType:
