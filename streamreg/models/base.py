@@ -261,12 +261,13 @@ class Basis:
             return b.copy()
         return b - q @ (q.T @ b)
 
-    def set(self, q: np.ndarray) -> None:
-        """Make ``q`` (orthonormal columns, e.g. a rotation of another basis) the whole basis."""
-        if q.shape[1] + 1 > self._q.shape[1]:
-            self._q = np.empty((self._q.shape[0], q.shape[1] + 1), order="F")
-        self._q[:, : q.shape[1]] = q
-        self.k = q.shape[1]
+    def set_rotated(self, q: np.ndarray, rotation: np.ndarray) -> None:
+        """Make ``q @ rotation`` (orthonormal columns: a rotation of another basis) the whole basis."""
+        k = rotation.shape[1]
+        if k + 1 > self._q.shape[1]:
+            self._q = np.empty((self._q.shape[0], k + 1), order="F")
+        np.matmul(q, rotation, out=self._q[:, :k])
+        self.k = k
 
     def append(self, columns: np.ndarray) -> int:
         """Add the columns' new directions; returns how many were independent."""
@@ -445,7 +446,10 @@ def column_scales(values: np.ndarray) -> np.ndarray:
     if values.shape[0] == 0:
         return np.ones(values.shape[1])
     with np.errstate(invalid="ignore"):
-        peak = np.abs(values).max(axis=0)
+        # |x| max by column; on a column-ordered matrix as max and -min, which read each column
+        # in place (the absolute values' temporary costs more than the reads there)
+        peak = np.maximum(values.max(axis=0), -values.min(axis=0)) if values.flags.f_contiguous \
+            else np.abs(values).max(axis=0)
     peak = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)
     return np.ldexp(1.0, np.frexp(peak)[1])
 

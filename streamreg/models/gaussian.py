@@ -255,7 +255,12 @@ class GaussianState:
             return new
         cols = [np.asarray(fixed, dtype=float).reshape(self.n, -1)]
         cols += [np.asarray(v, dtype=float).reshape(self.n, -1) for v in terms]
-        coords = self.basis.q.T @ equilibrate(self._weighted(np.column_stack(cols)))
+        stacked = np.empty((self.n, sum(c.shape[1] for c in cols)), order="F")  # by column: scaled in place
+        at = 0
+        for c in cols:
+            stacked[:, at : at + c.shape[1]] = c
+            at += c.shape[1]
+        coords = self.basis.q.T @ equilibrate(self._weighted(stacked))
         small = Basis(self.k, capacity=coords.shape[1])
         if small.append(coords[:, : cols[0].shape[1]]) < cols[0].shape[1]:
             raise ValueError("the fixed terms are collinear")
@@ -263,6 +268,6 @@ class GaussianState:
             small.append(coords[:, j : j + 1])
         new = copy.copy(self)
         new.basis = Basis(self.n, capacity=small.k)
-        new.basis.set(self.basis.q @ small.q)
+        new.basis.set_rotated(self.basis.q, small.q)
         new._update_residual()
         return new

@@ -98,6 +98,7 @@ def test_basis_target_slot_is_a_view_until_the_next_append():
         np.testing.assert_array_equal(qt[:, :-1], basis.q)
     np.testing.assert_allclose(basis.q.T @ basis.q, np.eye(3), atol=1e-15)
     q, _ = np.linalg.qr(cols[:, :2])
-    basis.set(q)
+    rotation, _ = np.linalg.qr(rng.standard_normal((2, 2)))
+    basis.set_rotated(q, rotation)
     assert basis.k == 2
-    np.testing.assert_array_equal(basis.q, q)
+    np.testing.assert_allclose(basis.q, q @ rotation, rtol=0, atol=1e-15)
