@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..models.base import CandidateBlock
+from ..streams.arrays import reread_columns
 from ..streams.base import AcceptedTerm, LazyRange, Stream, TermBlock
 from ..streams.ordering import Order, candidate_order
 from .matrices import Functions, evaluate_term
@@ -171,7 +172,7 @@ class FrameStream(Stream):
         streams set no positions, so this is asked of plain ones only."""
         if not self.plain:
             return None
-        return CandidateBlock(self._plain_parts()[2][:, positions])
+        return reread_columns(self._plain_parts()[2], positions)
 
     # random access, for streams generated from these candidates (interactions)
     @property

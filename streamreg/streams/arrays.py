@@ -91,12 +91,7 @@ class MatrixStream(Stream):
         consecutive positions (the rejections between two acceptances) of a column-ordered
         float matrix is a view, as the first pass's blocks are: the same layout as the copy,
         without a copy of a tall matrix's columns."""
-        pos = np.asarray(positions)
-        if pos.size and pos[-1] - pos[0] == pos.size - 1 and (np.diff(pos) == 1).all():
-            view = self.values[:, int(pos[0]):int(pos[-1]) + 1]
-            if view.dtype == np.float64 and view.flags.f_contiguous:
-                return CandidateBlock(view)
-        return CandidateBlock(np.asarray(self.values[:, positions], dtype=float))
+        return reread_columns(self.values, positions)
 
     def _block_norms(self, idx: slice | np.ndarray, stop: int) -> np.ndarray | None:
         """The squared norms of columns ``idx`` (the block ending at stream position ``stop``),
@@ -117,6 +112,18 @@ class MatrixStream(Stream):
             self._norms[self._normed:hi] = column_norms(self.values[:, self._normed:hi])
             self._normed = hi
         return self._norms[idx]
+
+
+def reread_columns(values: np.ndarray, positions: np.ndarray) -> CandidateBlock:
+    """Columns ``positions`` of ``values`` as a fresh block: a view when they are a run of
+    consecutive columns of a column-ordered float64 matrix (what a copy would hold, in the
+    same layout, without copying a tall matrix's columns), else a float copy."""
+    pos = np.asarray(positions)
+    if pos.size and pos[-1] - pos[0] == pos.size - 1 and (np.diff(pos) == 1).all():
+        view = values[:, int(pos[0]):int(pos[-1]) + 1]
+        if view.dtype == np.float64 and view.flags.f_contiguous:
+            return CandidateBlock(view)
+    return CandidateBlock(np.asarray(values[:, positions], dtype=float))
 
 
 def _refuse_nonfinite(stream: str, names: Sequence[str], block: CandidateBlock) -> None:
