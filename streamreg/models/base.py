@@ -435,6 +435,23 @@ REFUSAL_REASONS = {
 }
 
 
+def column_peaks(values: np.ndarray) -> np.ndarray:
+    """The largest magnitude in each column of a non-empty matrix (NaN where a column has one).
+
+    On a column-ordered matrix as max and -min, which read each column in place: the
+    absolute values' temporary costs more than the reads there.
+
+    Examples
+    --------
+    >>> column_peaks(np.asfortranarray([[1.0, -3.0], [-2.0, 0.5]])).tolist()
+    [2.0, 3.0]
+    """
+    with np.errstate(invalid="ignore"):
+        if values.flags.f_contiguous:
+            return np.asarray(np.maximum(values.max(axis=0), -values.min(axis=0)))
+        return np.asarray(np.abs(values).max(axis=0))
+
+
 def column_scales(values: np.ndarray) -> np.ndarray:
     """Per-column powers of two that bring each column's largest magnitude into [0.5, 1).
 
@@ -445,11 +462,7 @@ def column_scales(values: np.ndarray) -> np.ndarray:
     values = np.asarray(values, dtype=float)
     if values.shape[0] == 0:
         return np.ones(values.shape[1])
-    with np.errstate(invalid="ignore"):
-        # |x| max by column; on a column-ordered matrix as max and -min, which read each column
-        # in place (the absolute values' temporary costs more than the reads there)
-        peak = np.maximum(values.max(axis=0), -values.min(axis=0)) if values.flags.f_contiguous \
-            else np.abs(values).max(axis=0)
+    peak = column_peaks(values)
     peak = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)
     return np.ldexp(1.0, np.frexp(peak)[1])
 

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
+from .base import column_peaks
 from .families import spec_of
 from .separation import _TOL, is_separated
 
@@ -69,7 +70,7 @@ class LPRows:
             return None
         if kind == "counts":
             y = np.where(y > 0, 0.5, 0.0)
-        scale = np.abs(x).max(axis=0) if len(y) else np.zeros(x.shape[1])
+        scale = column_peaks(x) if len(y) else np.zeros(x.shape[1])
         sign = np.where(y >= 1, 1.0, np.where(y <= 0, -1.0, 0.0))
         return cls(x, y, scale, scale > 0, sign)
 
@@ -174,13 +175,15 @@ def a_column_separates(rows: LPRows, first: int = 0) -> bool:
     cols = cols[cols >= first]
     if cols.size == 0:
         return False
-    x = rows.x[:, cols]
-    ineq = rows.sign != 0
+    # a view when the columns are a run (the usual case), so nothing n x k is gathered by row
+    x = rows.x[:, cols[0]:cols[-1] + 1] if cols[-1] - cols[0] == cols.size - 1 else rows.x[:, cols]
+    eq = rows.sign == 0
     with np.errstate(all="ignore"):
-        a = x[ineq] * rows.sign[ineq, None] / rows.scale[cols]
-        on_eq = (x[~ineq] != 0).any(axis=0) if (~ineq).any() else np.zeros(x.shape[1], bool)
-        up = (a >= 0).all(axis=0) & (a.sum(axis=0) > _TOL * rows.n)
-        down = (a <= 0).all(axis=0) & (-a.sum(axis=0) > _TOL * rows.n)
+        a = x * rows.sign[:, None] / rows.scale[cols]  # 0 on the equality rows (sign 0)
+        on_eq = (x[eq] != 0).any(axis=0) if eq.any() else np.zeros(x.shape[1], bool)
+        total = a.sum(axis=0)
+        up = (a >= 0).all(axis=0) & (total > _TOL * rows.n)
+        down = (a <= 0).all(axis=0) & (-total > _TOL * rows.n)
     return bool(((up | down) & ~on_eq).any())
 
 

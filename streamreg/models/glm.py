@@ -237,7 +237,7 @@ class GLMState:
         self.nobs = self.weights.nobs(self.n)
         # every column at a power-of-two scale: statsmodels' pinv would drop a column at 1e17
         # beside the intercept, and the state must keep the design the refit will use
-        self.x = equilibrate(fixed)
+        self.x = np.asfortranarray(equilibrate(fixed))  # by column: IRLS and the LP read columns
         fit = fit_glm(self.y, self.x, family, start=start, weights=self._fit_weights)
         if fit.problem == SEPARATION:
             raise ValueError("the fixed terms alone separate the response: the maximum-likelihood estimate does "
@@ -360,14 +360,14 @@ class GLMState:
         """
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
-        return fit_glm(self.y, np.column_stack([self.x, c]), self.family, start=start, weights=self._fit_weights,
+        return fit_glm(self.y, _with_columns(self.x, c), self.family, start=start, weights=self._fit_weights,
                        verdict_only=verdict_only, new_columns=c.shape[1])
 
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term and refit; returns a refusal reason (see ``REFUSAL_REASONS``) or None."""
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
-        x_new = np.column_stack([self.x, c])
+        x_new = _with_columns(self.x, c)
         fit = fit_glm(self.y, x_new, self.family, start=start, weights=self._fit_weights, verdict_only=True,
                       new_columns=c.shape[1])
         if fit.problem is not None:
@@ -448,6 +448,14 @@ class GLMState:
             except np.linalg.LinAlgError:
                 return None
         return start if np.all(np.isfinite(start)) else None
+
+
+def _with_columns(x: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """``[x c]`` column-ordered (written once, not stacked then copied)."""
+    out = np.empty((x.shape[0], x.shape[1] + c.shape[1]), order="F")
+    out[:, : x.shape[1]] = x
+    out[:, x.shape[1]:] = c
+    return out
 
 
 def _separation_hint(fixed: np.ndarray, y: np.ndarray, family: Any, names: Sequence[str] | None) -> str:

@@ -113,9 +113,12 @@ def _take_kept(key: Any, i: int | None, j: int, dask_worker: Any) -> np.ndarray 
 def read_kept(client: Any, future: Any, i: int | None, j: int) -> np.ndarray | None:
     """Column ``j`` of the kept values of ``future`` (computed), read on a worker holding them by
     ``Client.run``, which does not wait for the worker's running task; None when no worker
-    holds them (then a task reads it)."""
+    holds them, or the one asked has died since (then a task reads it)."""
     holders = client.who_has([future]).get(future.key, ())
     if not holders:
         return None
-    column = client.run(_take_kept, future.key, i, j, workers=[holders[0]])
+    try:
+        column = client.run(_take_kept, future.key, i, j, workers=[holders[0]])
+    except (OSError, TimeoutError):  # the holder died or left (CommClosedError is an OSError): a task reads it
+        return None
     return next(iter(column.values()), None)

@@ -188,6 +188,26 @@ def test_kept_values_are_scored_and_read_where_they_are_kept(client, monkeypatch
     assert any(None not in h for h in homes) and any(read)
 
 
+def test_a_kept_column_whose_holder_died_is_read_by_a_task(client, monkeypatch):
+    """``read_kept`` asks the worker holding a chunk for one column; when that worker has died
+    (the broadcast fails with CommClosedError, an OSError) it answers None, and the caller
+    reads the column by a task instead of failing the search."""
+    from distributed.comm.core import CommClosedError
+
+    from streamreg.streams.dask_tasks import read_kept
+
+    future = client.submit(np.arange, 12.0, key="kept-column-test")
+    chunk = future.result().reshape(3, 4)
+    future = client.scatter(chunk)
+    np.testing.assert_array_equal(read_kept(client, future, None, 2), chunk[:, 2:3])
+
+    def dead(*args, **kwargs):
+        raise CommClosedError("in <TCP (closed) Scheduler Broadcast>: Connection reset by peer")
+
+    monkeypatch.setattr(client, "run", dead)
+    assert read_kept(client, future, None, 2) is None
+
+
 def test_a_worker_killed_mid_search_changes_nothing(client):
     rng = da.random.default_rng(8)
     g = rng.standard_normal((100, 120_000), chunks=(100, 4_000))
