@@ -175,16 +175,18 @@ def _confirming_test(state: Any, block: CandidateValues) -> tuple[TestOutcomes, 
     return state.score_block(block)
 
 
-def _drop_one(state: Any, fixed: np.ndarray, kept: list[AcceptedTerm], term: AcceptedTerm) -> TestOutcomes | None:
-    """The test of adding ``term`` to the kept terms without it (None when that model cannot be fitted)."""
+def _drop_one(state: Any, fixed: np.ndarray, kept: list[AcceptedTerm],
+              term: AcceptedTerm) -> tuple[TestOutcomes | None, Any]:
+    """The test of adding ``term`` to the kept terms without it, and the model of those terms
+    (None, None when that model cannot be fitted; None, model when the term is not testable)."""
     others = [t.values for t in kept if t is not term]
     try:
         reduced = state.refit(fixed, others, within=True)
     except ValueError:
-        return None
+        return None, None
     values = np.asarray(term.values, dtype=float).reshape(len(term.values), -1)
     outcomes, codes = _confirming_test(reduced, CandidateBlock(values, np.array([values.shape[1]])))
-    return outcomes if codes[0] == TESTED else None
+    return (outcomes if codes[0] == TESTED else None), reduced
 
 
 def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStream], template: ConfirmingInvesting,
@@ -213,8 +215,9 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
     stream_test = {n: int(getattr(screened.policies.get(n), "n_tested", 0)) for n in policies}
     kept = list(in_model)
     kept_rows: dict[int, dict] = {}  # the selected-table rows of the screened terms kept, by id
+    last_drop: tuple[list[AcceptedTerm], Any] | None = None  # the terms kept after the last drop, and their model
     for term in reversed(in_model):  # backward elimination of the screened terms
-        o = _drop_one(state, fixed, kept, term)  # kept: the screened terms not rejected so far
+        o, reduced = _drop_one(state, fixed, kept, term)  # kept: the screened terms not rejected so far
         if o is None or term.stream not in policies:
             continue
         wealth = np.empty(1)
@@ -230,10 +233,13 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
                                        float(level[0]), float(wealth[0]))
         else:
             kept = [t for t in kept if t is not term]
+            last_drop = (kept, reduced)  # the test's own model is the model of the terms now kept
     kept = [t for t in kept if id(t) in kept_rows]  # untestable ones (no fit without them) leave too
     refit: Any = getattr(state, "refit")  # noqa: B009 -- checked in run(); ModelState does not declare it
     confirmed_model: Any = state  # kept when the kept terms have no fit (an identity link's means out of range)
-    if len(kept) < len(in_model):
+    if last_drop is not None and [id(t) for t in last_drop[0]] == [id(t) for t in kept]:
+        confirmed_model = last_drop[1]  # the same design in the same order: no second fit
+    elif len(kept) < len(in_model):
         with contextlib.suppress(ValueError):
             confirmed_model = refit(fixed, [t.values for t in kept], within=True)
     terms, rows = list(kept), [kept_rows[id(t)] for t in kept]

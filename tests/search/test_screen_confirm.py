@@ -259,3 +259,36 @@ def test_one_huge_count_does_not_confirm_a_null_column() -> None:
     confirmed = sr.select(y, x, family="poisson", method="screen-confirm", passes=2)
     assert "x9" in model_based.selected_terms  # the fixed-dispersion score test is fooled
     assert "x9" not in confirmed.selected_terms
+
+
+@pytest.mark.parametrize("seed", [1, 6])
+def test_the_confirmed_model_is_the_last_drop_tests_model(seed: int, monkeypatch) -> None:
+    """After backward elimination drops a screened term, the model of the terms then kept is the
+    one its drop test fitted: the confirmation reuses it (one fit fewer) and tests the other
+    candidates against exactly the kept terms (checked against statsmodels)."""
+    from streamreg.models.gaussian import GaussianState
+
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((120, 300))
+    y = x[:, [3, 50, 200]] @ np.array([0.5, -0.5, 0.5]) + rng.standard_normal(120)
+    calls: list[int] = []
+    refit = GaussianState.refit
+
+    def counted(self, fixed, terms, *, within=False):
+        calls.append(len(terms))
+        return refit(self, fixed, terms, within=within)
+
+    monkeypatch.setattr(GaussianState, "refit", counted)
+    fit = sr.select(y, x, method="screen-confirm", passes=2, screen_w0=1.0)
+    screening, confirming = _phases(fit)
+    screened = screening.loc[screening["status"] == "screened in", "term"].tolist()
+    dropped = confirming[confirming["term"].isin(screened) & ~confirming["accepted"]]
+    assert len(dropped) >= 1 and fit.selected_terms == ["x3", "x50", "x200"]
+    assert len(calls) == len(screened)  # one fit per drop test, none after
+    kept = [_index(t) for t in fit.selected_terms]
+    others = confirming[~confirming["term"].isin(screened)].head(5)
+    base = sm.OLS(y, sm.add_constant(x[:, kept])).fit()
+    for row in others.itertuples():
+        full = sm.OLS(y, sm.add_constant(x[:, kept + [_index(row.term)]])).fit()
+        f, _, _ = full.compare_f_test(base)
+        assert row.statistic == pytest.approx(f, rel=1e-8)
