@@ -281,7 +281,7 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
         level, accept = run_rule(policies[s.name], o, wealth=wealth)
         log_p = o.known_log_p()  # those the rule computed (the accepted ones among them); the history does the rest
         first = stream_test[s.name] + 1
-        rec.add(s.name, tested_names, test=test_no + 1 + np.arange(len(tested_names)),
+        rec.add(s.name, tested_names, owned=True, test=test_no + 1 + np.arange(len(tested_names)),
                 stream_test=first + np.arange(len(tested_names)),
                 statistic=o.statistic, df=o.df, df_resid=o.df_resid, log_p=log_p, level=level, wealth=wealth,
                 status=np.where(accept, int(ACCEPTED), int(REJECTED)), pass_=pass_no)

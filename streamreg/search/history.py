@@ -164,8 +164,13 @@ class HistoryRecorder:
         """Rows stored so far."""
         return sum(self._sizes) + len(self._rows)
 
-    def add(self, stream: str, names: Sequence[str], **cols: Any) -> None:
-        """Rows for the candidates ``names`` of ``stream``: each column an array or a scalar."""
+    def add(self, stream: str, names: Sequence[str], *, owned: bool = False, **cols: Any) -> None:
+        """Rows for the candidates ``names`` of ``stream``: each column an array or a scalar.
+
+        Arrays are copied (the recorder must not share a caller's buffers) unless ``owned``:
+        the caller hands over arrays that nothing will write to again (a search's outcomes, a
+        confirmation's results), which a million-row pass would otherwise copy for nothing.
+        """
         m = len(names)
         if m == 0:
             return
@@ -184,7 +189,7 @@ class HistoryRecorder:
         self._sizes.append(m)
         for f in self._fields:
             value = cols[f]
-            self._chunks[f].append(value if isinstance(value, Deferred) else _as_column(value, m, copy=True))
+            self._chunks[f].append(value if isinstance(value, Deferred) else _as_column(value, m, copy=not owned))
 
     def add_row(self, stream: str, term: str, **cols: Any) -> None:
         """One row (scalars); cheap, as the penalised searches add a row per arriving term."""

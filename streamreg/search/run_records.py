@@ -58,7 +58,8 @@ def record_run(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, end: int
         columns = level_columns(run_levels, scatter, n)
         level, wealth = columns["level"], columns["wealth"]
     if scatter is None:
-        rec.add(buf.stream, buf.names[:n], test=np.arange(first_global, first_global + n),
+        # the outcomes' arrays are never written to again: kept, not copied
+        rec.add(buf.stream, buf.names[:n], owned=True, test=np.arange(first_global, first_global + n),
                 stream_test=np.arange(first_stream, first_stream + n), statistic=sub.statistic, df=sub.df,
                 df_resid=sub.df_resid, log_p=lp, level=level, wealth=wealth, status=status, pass_=buf.pass_no)
         return
@@ -74,7 +75,7 @@ def record_run(rec: HistoryRecorder, buf: TermBlock, codes: np.ndarray, end: int
     stream_test[t] = first_stream + np.arange(len(t))
     stat[t], df[t], dfr[t], logp[t] = sub.statistic, sub.df, sub.df_resid, lp
     st[t] = status
-    rec.add(buf.stream, buf.names[:n], test=test, stream_test=stream_test, statistic=stat, df=df,
+    rec.add(buf.stream, buf.names[:n], owned=True, test=test, stream_test=stream_test, statistic=stat, df=df,
             df_resid=dfr, log_p=logp, level=level, wealth=wealth, status=st, pass_=buf.pass_no)
 
 
