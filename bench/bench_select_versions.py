@@ -2,8 +2,9 @@
 
 paper 000's problem (n = 200 rows, m candidates, 4 signals spread over the stream, one at
 the end), column-ordered X, at the default settings.  Each run is a fresh process that makes
-the data, times the floor ``X.T @ r`` (best of 3), warms up (imports, numba's cached
-kernels) on a small problem and times one ``select()``.  "new" imports streamreg from this
+the data, times the floor ``X.T @ r`` (best of 3), warms up (imports; under ``auto`` numba's
+cached kernels, loaded explicitly, as ``auto`` now loads them for large blocks only) on a small
+problem and times one ``select()``.  "new" imports streamreg from this
 checkout, "before" from ``--before`` (e.g. ``git archive <commit> | tar -x -C DIR``); both with
 ``STREAMREG_KERNEL=numpy`` and ``auto`` (numba when installed), alternating in rounds.
 Ratios are per process (select over that process's floor); min and median over rounds.
@@ -40,6 +41,9 @@ for _ in range(3):
     x.T @ r
     floor.append(time.perf_counter() - t)
 sr.select(y[:50], x[:50, :2000])
+from streamreg.models import kernels
+if os.environ.get("STREAMREG_KERNEL") != "numpy" and kernels.numba_available():
+    kernels._numba()  # loaded in the warm-up: auto loads it only for large blocks, once per process
 t = time.perf_counter()
 fit = sr.select(y, x)
 print(json.dumps({{"floor": min(floor), "select": time.perf_counter() - t, "terms": fit.selected_terms,
