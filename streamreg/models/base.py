@@ -435,6 +435,23 @@ REFUSAL_REASONS = {
 }
 
 
+def stack_by_column(parts: list[np.ndarray]) -> np.ndarray:
+    """The 2-D ``parts`` side by side, column-ordered (an indexed copy's layout, so a joined block
+    scores bit for bit as its parts; ``np.column_stack``'s rows would make column reads strided).
+
+    Examples
+    --------
+    >>> stack_by_column([np.ones((2, 1)), np.zeros((2, 2))]).flags.f_contiguous
+    True
+    """
+    out = np.empty((parts[0].shape[0], sum(p.shape[1] for p in parts)), order="F")
+    at = 0
+    for p in parts:
+        out[:, at : at + p.shape[1]] = p
+        at += p.shape[1]
+    return out
+
+
 def column_peaks(values: np.ndarray) -> np.ndarray:
     """The largest magnitude in each column of a non-empty matrix (NaN where a column has one).
 

@@ -26,6 +26,7 @@ from .base import (
     equilibrate,
     multi_column_reduction,
     skip_codes,
+    stack_by_column,
 )
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN
@@ -255,12 +256,7 @@ class GaussianState:
             return new
         cols = [np.asarray(fixed, dtype=float).reshape(self.n, -1)]
         cols += [np.asarray(v, dtype=float).reshape(self.n, -1) for v in terms]
-        stacked = np.empty((self.n, sum(c.shape[1] for c in cols)), order="F")  # by column: scaled in place
-        at = 0
-        for c in cols:
-            stacked[:, at : at + c.shape[1]] = c
-            at += c.shape[1]
-        coords = self.basis.q.T @ equilibrate(self._weighted(stacked))
+        coords = self.basis.q.T @ equilibrate(self._weighted(stack_by_column(cols)))
         small = Basis(self.k, capacity=coords.shape[1])
         if small.append(coords[:, : cols[0].shape[1]]) < cols[0].shape[1]:
             raise ValueError("the fixed terms are collinear")

@@ -52,6 +52,7 @@ from .base import (
     equilibrate,
     multi_column_reduction,
     skip_codes,
+    stack_by_column,
 )
 from .boundary import boundary_gap
 from .distributions import CachedCritical, log_sf
@@ -360,14 +361,14 @@ class GLMState:
         """
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
-        return fit_glm(self.y, _with_columns(self.x, c), self.family, start=start, weights=self._fit_weights,
+        return fit_glm(self.y, stack_by_column([self.x, c]), self.family, start=start, weights=self._fit_weights,
                        verdict_only=verdict_only, new_columns=c.shape[1])
 
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term and refit; returns a refusal reason (see ``REFUSAL_REASONS``) or None."""
         c = equilibrate(np.asarray(values, dtype=float).reshape(self.n, -1))
         start = np.concatenate([self.result.params, np.zeros(c.shape[1])])
-        x_new = _with_columns(self.x, c)
+        x_new = stack_by_column([self.x, c])
         fit = fit_glm(self.y, x_new, self.family, start=start, weights=self._fit_weights, verdict_only=True,
                       new_columns=c.shape[1])
         if fit.problem is not None:
@@ -448,14 +449,6 @@ class GLMState:
             except np.linalg.LinAlgError:
                 return None
         return start if np.all(np.isfinite(start)) else None
-
-
-def _with_columns(x: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """``[x c]`` column-ordered (written once, not stacked then copied)."""
-    out = np.empty((x.shape[0], x.shape[1] + c.shape[1]), order="F")
-    out[:, : x.shape[1]] = x
-    out[:, x.shape[1]:] = c
-    return out
 
 
 def _separation_hint(fixed: np.ndarray, y: np.ndarray, family: Any, names: Sequence[str] | None) -> str:

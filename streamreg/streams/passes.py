@@ -15,7 +15,7 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 
-from ..models.base import CandidateBlock, CandidateValues
+from ..models.base import CandidateBlock, CandidateValues, stack_by_column
 from ..outcomes import TestOutcomes
 from .base import AcceptedTerm, ScoredAt, Stream, TermBlock
 
@@ -193,17 +193,6 @@ class Joined(Sequence[T]):
         return self.parts[b][i - (int(self.ends[b - 1]) if b else 0)]
 
 
-def _side_by_side(parts: list[np.ndarray]) -> np.ndarray:
-    """The parts' columns in one column-ordered matrix: the layout of one indexed copy
-    (``values[:, cols]``), so that a joined block scores bit for bit as its parts would."""
-    out = np.empty((parts[0].shape[0], sum(p.shape[1] for p in parts)), order="F")
-    at = 0
-    for p in parts:
-        out[:, at:at + p.shape[1]] = p
-        at += p.shape[1]
-    return out
-
-
 def _rows(values: CandidateValues) -> int | None:
     """Rows of a dense in-memory block of candidates; None for other kinds (a sparse block
     keeps its own layout, a block on a cluster stays there): those are never joined."""
@@ -281,10 +270,8 @@ class PassesStream(Stream):
         rows = self._rows if entry.block is None else _rows(entry.block)
         if rows is not None and self._joinable(entry, k, rows):
             entry = self._join(entry, k, rows)
-        values = entry.block if entry.block is not None else self._reread(entry)
         self.n_reoffered += len(entry)
-        return TermBlock(self.name, entry.names, values, entry.columns, entry.specs, entry.pass_no, entry.positions,
-                         entry.scored)
+        return self.read(entry)
 
     def _next_entry(self, k: int) -> _Reoffer:
         """The first pending re-offer, up to ``k`` candidates (the rest stays first in line)."""
@@ -338,7 +325,7 @@ class PassesStream(Stream):
             blocks = [p.block for p in parts]
             assert all(isinstance(b, CandidateBlock) for b in blocks)
             known = [getattr(b, "norm2", None) for b in blocks]
-            block = CandidateBlock(_side_by_side([b.values for b in blocks]),  # type: ignore[union-attr]
+            block = CandidateBlock(stack_by_column([b.values for b in blocks]),  # type: ignore[union-attr]
                                    np.concatenate([b.widths for b in blocks]),  # type: ignore[union-attr]
                                    _joined_norms(known))
         positions = None if entry.positions is None else np.concatenate([p.positions for p in parts])

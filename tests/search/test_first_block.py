@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from driver_runs import counting_runs
+from driver_runs import with_and_without
 
 import streamreg as sr
 from streamreg.search import streamwise_run
@@ -32,10 +32,7 @@ CALLS = {
 
 @pytest.mark.parametrize("case", sorted(CALLS))
 def test_a_larger_first_block_decides_as_block_size_blocks(monkeypatch, case):
-    big, runs_big = counting_runs(monkeypatch, CALLS[case])
-    with monkeypatch.context() as mp:
-        mp.setattr(streamwise_run, "SMALL_BLOCK_CELLS", 0)
-        small, runs_small = counting_runs(mp, CALLS[case])
+    big, runs_big, small, runs_small = with_and_without(monkeypatch, CALLS[case], streamwise_run, "SMALL_BLOCK_CELLS")
     assert runs_big < runs_small
     assert big.selected_terms == small.selected_terms
     exact = ["test", "stream", "stream_test", "term", "df", "level", "wealth", "status", "accepted", "pass"]

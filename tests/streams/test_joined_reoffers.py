@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from driver_runs import counting_runs
+from driver_runs import with_and_without
 
 import streamreg as sr
 from streamreg.streams import passes
@@ -48,10 +48,7 @@ CALLS = {
 
 @pytest.mark.parametrize("case", sorted(CALLS))
 def test_joined_reoffers_decide_as_separate_ones(monkeypatch, case):
-    joined, runs_joined = counting_runs(monkeypatch, CALLS[case])
-    with monkeypatch.context() as mp:
-        mp.setattr(passes, "JOIN_CELLS", 0)
-        separate, runs_separate = counting_runs(mp, CALLS[case])
+    joined, runs_joined, separate, runs_separate = with_and_without(monkeypatch, CALLS[case], passes, "JOIN_CELLS")
     assert runs_joined < runs_separate  # fewer runs: what the joining is for
     assert joined.selected_terms == separate.selected_terms
     hist_j, hist_s = joined.history, separate.history
