@@ -23,6 +23,7 @@ from .base import (
     CandidateBlock,
     CandidateValues,
     ObservationWeights,
+    column_scales,
     equilibrate,
     multi_column_reduction,
     skip_codes,
@@ -101,9 +102,12 @@ class GaussianState:
         return self.basis.k
 
     def _update_residual(self) -> None:
-        self.resid = self.basis.residualise(self._target[:, None])[:, 0]
+        resid = self.basis.residualise(self._target[:, None])[:, 0]
         # one more projection keeps r orthogonal to Q to rounding error
-        self.resid = self.basis.residualise(self.resid[:, None])[:, 0]
+        self._set_residual(self.basis.residualise(resid[:, None])[:, 0])
+
+    def _set_residual(self, resid: np.ndarray) -> None:
+        self.resid = resid
         with np.errstate(over="ignore"):
             self.rss = float(self.resid @ self.resid)
         if not np.isfinite(self.rss):  # a response near 1e154 or beyond: its squares overflow
@@ -198,8 +202,12 @@ class GaussianState:
     def accept(self, values: np.ndarray) -> str | None:
         """Add a term's columns to the model.  Returns a refusal reason or None."""
         # at a power-of-two scale, so that columns at 1e-300 or 1e300 keep their direction
+        k0 = self.basis.k
         self.basis.append(equilibrate(self._weighted(np.asarray(values, dtype=float).reshape(self.n, -1))))
-        self._update_residual()
+        # the residual loses its part along the new directions only: r - Q_new Q_new' r, which
+        # reads the new columns instead of the whole basis twice (r is orthogonal to the old Q)
+        added = self.basis.q[:, k0:]
+        self._set_residual(self.resid - added @ (added.T @ self.resid))
         return None
 
     def log_pvalue(self, statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:
@@ -240,6 +248,21 @@ class GaussianState:
         """Exact ``2 delta loglik`` of the current model over the nested ``smaller``."""
         return 2.0 * (self.loglik - smaller.loglik)
 
+    def _coordinates(self, cols: list[np.ndarray]) -> np.ndarray:
+        """``Q' X~`` for the columns ``X`` side by side, equilibrated (:func:`equilibrate`) and weighted.
+
+        Unweighted and at scales within ``2**+-400``, as ``(Q' X) / s``, which needs none of the
+        ``n x k`` copies: dividing by a power of two is exact and commutes with every product and
+        sum while nothing under- or overflows, so the two orders differ only as BLAS's own
+        summation orders do.
+        """
+        if self.row_weights is None:
+            scales = np.concatenate([column_scales(c) for c in cols])
+            if np.all((scales >= 2.0**-400) & (scales <= 2.0**400)):
+                q = self.basis.q
+                return np.concatenate([q.T @ c for c in cols], axis=1) / scales
+        return np.asarray(self.basis.q.T @ equilibrate(self._weighted(stack_by_column(cols))))
+
     def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray], *, within: bool = False) -> GaussianState:
         """A new state on ``[fixed, *terms]`` (terms accepted in order); this one is unchanged.
 
@@ -256,7 +279,7 @@ class GaussianState:
             return new
         cols = [np.asarray(fixed, dtype=float).reshape(self.n, -1)]
         cols += [np.asarray(v, dtype=float).reshape(self.n, -1) for v in terms]
-        coords = self.basis.q.T @ equilibrate(self._weighted(stack_by_column(cols)))
+        coords = self._coordinates(cols)
         small = Basis(self.k, capacity=coords.shape[1])
         if small.append(coords[:, : cols[0].shape[1]]) < cols[0].shape[1]:
             raise ValueError("the fixed terms are collinear")
