@@ -14,15 +14,10 @@ from typing import Protocol
 
 import numpy as np
 
+from .basis import COLLINEAR_TOL, Basis
 from .kernels import block_products
 from .observation_weights import NO_WEIGHTS as NO_WEIGHTS, ObservationWeights as ObservationWeights
 from .weighted import weighted_products
-
-#: a candidate whose residual (after projecting out the model) keeps less than this
-#: fraction of its squared norm is numerically collinear with the model and is skipped:
-#: R's ``lm``/``glm`` tolerance (1e-7 of the norm), so that a column with a large offset,
-#: e.g. a nanosecond timestamp spread over hours (1.6e18 + 1e13 x), is still a candidate
-COLLINEAR_TOL = 1e-14
 
 
 def column_norms(values: np.ndarray) -> np.ndarray:
@@ -230,67 +225,6 @@ class CandidateBlock:
         out = CandidateBlock(self.values[:, col0:], self.widths[start:], norm2)
         out.projections = None if self.projections is None else self.projections.tail(col0)
         return out
-
-
-class Basis:
-    """An orthonormal basis Q of the current design's column space, grown in place.
-
-    Columns are appended by classical Gram-Schmidt with one re-orthogonalisation
-    ("twice is enough"), which keeps Q orthonormal to machine precision and makes an
-    acceptance cost O(n k) instead of a fresh QR.  The storage keeps one spare column, so
-    that ``[Q t]`` (:meth:`with_target`) is a view, not an ``n x (k + 1)`` copy per acceptance.
-    """
-
-    def __init__(self, n: int, capacity: int = 16):
-        self._q = np.empty((n, max(capacity, 1) + 1), order="F")  # columns contiguous: appended and read whole
-        self.k = 0
-
-    @property
-    def q(self) -> np.ndarray:
-        return self._q[:, : self.k]
-
-    def with_target(self, target: np.ndarray) -> np.ndarray:
-        """``[Q t]`` as a view of the storage: valid until the next :meth:`append`."""
-        self._q[:, self.k] = target
-        return self._q[:, : self.k + 1]
-
-    def residualise(self, b: np.ndarray) -> np.ndarray:
-        """``(I - Q Q') b`` for a matrix b (one pass; callers needing exact orthogonality repeat it)."""
-        q = self.q
-        if self.k == 0:
-            return b.copy()
-        return b - q @ (q.T @ b)
-
-    def set_rotated(self, q: np.ndarray, rotation: np.ndarray) -> None:
-        """Make ``q @ rotation`` (orthonormal columns: a rotation of another basis) the whole basis."""
-        k = rotation.shape[1]
-        if k + 1 > self._q.shape[1]:
-            self._q = np.empty((self._q.shape[0], k + 1), order="F")
-        np.matmul(q, rotation, out=self._q[:, :k])
-        self.k = k
-
-    def append(self, columns: np.ndarray) -> int:
-        """Add the columns' new directions; returns how many were independent."""
-        added = 0
-        for col in np.atleast_2d(columns.T):
-            v = col.copy()
-            norm0 = np.linalg.norm(v)
-            if norm0 == 0:
-                continue
-            for _ in range(2):
-                q = self.q
-                v -= q @ (q.T @ v)
-            norm = np.linalg.norm(v)
-            if norm <= np.sqrt(COLLINEAR_TOL) * norm0:
-                continue
-            if self.k + 1 == self._q.shape[1]:  # keep the spare column for the target
-                grown = np.empty((self._q.shape[0], 2 * self._q.shape[1]), order="F")
-                grown[:, : self.k] = self._q[:, : self.k]
-                self._q = grown
-            self._q[:, self.k] = v / norm
-            self.k += 1
-            added += 1
-        return added
 
 
 #: squared column norms outside this range are rescored at a power-of-two scale

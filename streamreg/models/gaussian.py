@@ -19,7 +19,6 @@ from ..outcomes import TestOutcomes
 from .base import (
     NO_WEIGHTS,
     TESTED,
-    Basis,
     CandidateBlock,
     CandidateValues,
     ObservationWeights,
@@ -29,6 +28,7 @@ from .base import (
     skip_codes,
     stack_by_column,
 )
+from .basis import Basis
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN
 from .protocol import ComparableState

@@ -46,7 +46,6 @@ from .base import (
     NONCONVERGENCE,
     SEPARATION,
     TESTED,
-    Basis,
     CandidateValues,
     ObservationWeights,
     equilibrate,
@@ -54,6 +53,7 @@ from .base import (
     skip_codes,
     stack_by_column,
 )
+from .basis import Basis
 from .boundary import boundary_gap
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN_GLM, family_name, spec_of

@@ -3,7 +3,7 @@
 A block's single-column scores against the model ``[Q r]`` come from the products
 ``[Q r]' B`` and the squared norms of B's columns (:func:`~.base.gain_from_products`).
 Accepting a term grows the orthonormal basis in place by new directions ``Q1``
-(:class:`~.base.Basis`, Gram-Schmidt) and moves the residual to
+(:class:`~.basis.Basis`, Gram-Schmidt) and moves the residual to
 ``r = r0 - Q1 (Q1' r0)``.  The old columns of Q do not change, so neither do the rows
 ``Q' B`` of the block's products, nor its norms.  What changes is a rank-one update (one
 per new direction ``q``) of each candidate's numbers:
@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Basis, CandidateBlock, Projections, gain_from_products
+from .base import CandidateBlock, Projections, gain_from_products
+from .basis import Basis
 from .kernels import block_products
 
 
@@ -46,7 +47,8 @@ def reduce_single_incremental(block: CandidateBlock, basis: Basis, q_and_target:
     Examples
     --------
     >>> import numpy as np
-    >>> from streamreg.models.base import Basis, CandidateBlock, reduce_single_columns
+    >>> from streamreg.models.base import CandidateBlock, reduce_single_columns
+    >>> from streamreg.models.basis import Basis
     >>> rng = np.random.default_rng(0)
     >>> x, y = rng.standard_normal((50, 6)), rng.standard_normal(50)
     >>> basis, block = Basis(50), CandidateBlock(x[:, 2:])

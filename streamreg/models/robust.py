@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .base import COLLINEAR_TOL, column_scales
+from .base import column_scales
+from .basis import COLLINEAR_TOL
 
 #: statsmodels' names, as accepted by ``cov_type=``
 COV_TYPES = ("nonrobust", "HC0", "HC1", "HC2", "HC3", "cluster")

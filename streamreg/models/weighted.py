@@ -7,7 +7,10 @@ into their small side instead:
 
 * ``[Q t]' W^(1/2) B = (W^(1/2) [Q t])' B``: the weights multiply the ``n x (k + 1)``
   basis, and one product reads ``B`` once;
-* ``||W^(1/2) b_j||^2 = sum_i w_i b_ij^2``: one ``einsum`` over ``B``, no temporary.
+* ``||W^(1/2) b_j||^2 = sum_i w_i b_ij^2``: weights on the squares, no temporary.
+
+Both come from the scoring kernel (:func:`~streamreg.models.kernels.block_products`): with
+numba, in the same single read of ``B`` as an unweighted block's.
 
 Only the few columns the scorer needs by value (scales out of floating-point range,
 near-collinear columns) are weighted explicitly
@@ -16,6 +19,8 @@ near-collinear columns) are weighted explicitly
 from __future__ import annotations
 
 import numpy as np
+
+from .kernels import block_products
 
 
 def weighted_products(q_and_target: np.ndarray, values: np.ndarray,
@@ -33,6 +38,4 @@ def weighted_products(q_and_target: np.ndarray, values: np.ndarray,
     >>> bool(np.allclose(g, q.T @ (sw[:, None] * b))), bool(np.allclose(norm2, ((sw[:, None] * b) ** 2).sum(0)))
     (True, True)
     """
-    g = (q_and_target * row_weights[:, None]).T @ values
-    norm2 = np.einsum("ij,ij,i->j", values, values, row_weights * row_weights)
-    return g, norm2
+    return block_products(q_and_target * row_weights[:, None], values, None, row_weights * row_weights)

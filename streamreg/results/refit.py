@@ -44,6 +44,7 @@ from statsmodels.regression.linear_model import (
 
 from ..models import spec_of
 from ..models.base import ObservationWeights, column_scales
+from ..models.basis import cholesky_qr2
 from ..models.boundary import separated_at
 from ..models.glm import invalid_means, needs_mle_check
 from ..models.glm_fit import glm_data
@@ -56,8 +57,6 @@ from .inference import default_use_t
 _QR_PINV_CELLS = 1 << 18
 #: statsmodels' cut-off for the pseudo-inverse (``pinv_extended``'s ``rcond``)
 _PINV_RCOND = 1e-15
-#: Cholesky QR is left to statsmodels' SVD below this ratio of the Cholesky factor's diagonal
-_CHOLESKY_QR_SPREAD = 1e-5
 #: rescale when column scales differ by more than this factor (below it the pseudo-inverse
 #: loses no digits that matter, and statsmodels' own results object is returned unchanged)
 _SPREAD = 2.0**20
@@ -184,12 +183,13 @@ def _least_squares_fit(model: Any, options: dict[str, Any]) -> Any:
     :func:`statsmodels.tools.tools.pinv_extended`), the rank and ``pinv(X) = V S^+ U' Q'`` come
     from ``R`` and ``Q``.  ``Q`` and ``R`` are found by Cholesky QR applied twice (Yamamoto et
     al. 2015, "CholeskyQR2"), a few passes of level-3 BLAS over X, which is orthogonal to
-    machine precision while the condition number stays below about 1e8; a design near that
-    (a Cholesky diagonal spread beyond 1e5) and every small one go to statsmodels' own ``fit``.
+    machine precision while the condition number stays well below 1e8; a design near that
+    (:func:`~streamreg.models.basis.cholesky_qr2` declines) and every small one go to
+    statsmodels' own ``fit``.
     The results object is built as ``fit`` builds it.
     """
     wexog = np.asarray(model.wexog, dtype=float)
-    factors = _cholesky_qr2(wexog) if wexog.ndim == 2 and wexog.size >= _QR_PINV_CELLS \
+    factors = cholesky_qr2(wexog) if wexog.ndim == 2 and wexog.size >= _QR_PINV_CELLS \
         and wexog.shape[0] >= 4 * wexog.shape[1] else None
     if factors is None:
         return model.fit(**options)
@@ -203,26 +203,6 @@ def _least_squares_fit(model: Any, options: dict[str, Any]) -> Any:
     result_class = OLSResults if isinstance(model, sm.OLS) else RegressionResults
     result = result_class(model, pinv @ model.wendog, normalized_cov_params=model.normalized_cov_params, **options)
     return RegressionResultsWrapper(result)
-
-
-def _cholesky_qr2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """``Q'`` and ``R`` of ``x = Q R`` by Cholesky QR twice; None where it would not be exact
-    (a non-finite value, a Gram matrix that is not positive definite, a condition beyond ~1e5)."""
-    if not np.isfinite(x).all():
-        return None
-    factors = []
-    qt = x.T
-    for _ in range(2):
-        try:
-            lower = np.linalg.cholesky(qt @ qt.T)
-        except np.linalg.LinAlgError:
-            return None
-        diag = np.abs(np.diagonal(lower))
-        if not diag.min() > _CHOLESKY_QR_SPREAD * diag.max():
-            return None
-        qt = np.linalg.inv(lower) @ qt  # Q' = L^-1 X': a k x k inverse and one product over X
-        factors.append(lower.T)
-    return qt, factors[1] @ factors[0]
 
 
 def _robust_from(result: Any, inner: Any, scales: np.ndarray) -> None:

@@ -90,6 +90,34 @@ def test_numba_products_equal_numpy(order, n, p):
         _assert_same_products(qt, x, g, norm2)
 
 
+@pytest.mark.parametrize("order", ["F", "C"])
+@pytest.mark.parametrize("n", [1, 7, 300, 4200])
+def test_weighted_norms_equal_the_weighted_sums_of_squares(order, n):
+    """``sum_i w_i b_ij^2`` with both backends, against the weighted copy's squared norms."""
+    backends = [numpy_kernel]
+    try:
+        from streamreg.models.kernels import numba_kernel
+        backends.append(numba_kernel)
+    except ImportError:
+        pass
+    rng = np.random.default_rng(n)
+    for m in (1, 3, 4, 5, 37):
+        qt, x = _problem(n, m, 3, order, seed=n + m)
+        w = rng.random(n) + 0.1
+        ref = ((np.sqrt(w)[:, None] * x) ** 2).sum(0)
+        for backend in backends:
+            g, norm2 = backend.products(qt, x, None, w)
+            np.testing.assert_allclose(norm2, ref, rtol=1e-12, atol=0)
+            assert np.all(np.abs(g - qt.T @ x) <= 1e-12 * (np.abs(qt).T @ np.abs(x)))
+
+
+def test_weights_of_the_wrong_length_are_refused():
+    numba_kernel = pytest.importorskip("streamreg.models.kernels.numba_kernel")
+    qt, x = _problem(20, 4, 2, "F")
+    with pytest.raises(ValueError, match=r"19 row weights for a block of 20 rows"):
+        numba_kernel.products(qt, x, None, np.ones(19))
+
+
 def test_numba_products_on_strided_views_and_given_norms():
     numba_kernel = pytest.importorskip("streamreg.models.kernels.numba_kernel")
     qt, x = _problem(500, 90, 4, "F", seed=5)

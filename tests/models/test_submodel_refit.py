@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from streamreg.models.base import Basis, CandidateBlock
+from streamreg.models.base import CandidateBlock
+from streamreg.models.basis import Basis
 from streamreg.models.gaussian import GaussianState
 from streamreg.models.glm import GLMState
 from streamreg.models.observation_weights import ObservationWeights

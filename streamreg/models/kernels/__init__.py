@@ -103,12 +103,12 @@ def _numba() -> ModuleType:
     return _numba_module
 
 
-def block_products(q_and_target: np.ndarray, values: np.ndarray,
-                   norm2: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def block_products(q_and_target: np.ndarray, values: np.ndarray, norm2: np.ndarray | None = None,
+                   weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``[Q t]' B`` (``(k + 1) x m``) and the squared norms of the block's columns.
 
     ``norm2``: the norms when the block already has them (only the products are then
-    computed).  Both backends give the same numbers up to the order of the floating-point
+    computed); ``weights``: row weights of the squares in the norms (``sum_i w_i b_ij^2``).  Both backends give the same numbers up to the order of the floating-point
     sums (about 1e-15 relative to the sizes of the terms summed).
 
     Examples
@@ -121,5 +121,5 @@ def block_products(q_and_target: np.ndarray, values: np.ndarray,
     (True, True)
     """
     if kernel_for(values) == "numpy":
-        return numpy_kernel.products(q_and_target, values, norm2)
-    return _numba().products(q_and_target, values, norm2)
+        return numpy_kernel.products(q_and_target, values, norm2, weights)
+    return _numba().products(q_and_target, values, norm2, weights)

@@ -34,6 +34,9 @@ COL_STRIP = 2048
 #: candidates and rows of a row-ordered block transposed at once (16 x 256 doubles: 32 KiB)
 PANEL, ROW_STRIP = 64, 128
 
+#: the empty weights of an unweighted block
+_NO_WEIGHTS = np.empty(0)
+
 #: reassociation lets LLVM vectorise the sums over rows; contraction allows fused multiply-adds
 _FLAGS = {"reassoc", "contract"}
 
@@ -57,21 +60,30 @@ def _compiled(inline: bool = False) -> Callable[[F], F]:
 
 @_compiled(inline=True)
 def _tile4(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int,
-           g: np.ndarray, norm2: np.ndarray, jg: int, want_norms: bool) -> None:  # pragma: no cover - compiled
+           g: np.ndarray, norm2: np.ndarray, jg: int, want_norms: bool,
+           w: np.ndarray) -> None:  # pragma: no cover - compiled
     """Add the products of rows ``t .. t+3`` of ``xt`` (elements ``x0 .. x0+length``) with
     the basis rows ``qt[:, q0 .. q0+length]`` into ``g[:, jg .. jg+3]`` (and their squared
-    norms into ``norm2``)."""
+    norms into ``norm2``, weighted by ``w[q0 .. q0+length]`` unless ``w`` is empty)."""
     v0 = xt[t, x0:x0 + length]
     v1 = xt[t + 1, x0:x0 + length]
     v2 = xt[t + 2, x0:x0 + length]
     v3 = xt[t + 3, x0:x0 + length]
     if want_norms:
         s0 = s1 = s2 = s3 = 0.0
-        for i in range(length):
-            s0 += v0[i] * v0[i]
-            s1 += v1[i] * v1[i]
-            s2 += v2[i] * v2[i]
-            s3 += v3[i] * v3[i]
+        if w.size:
+            wt = w[q0:q0 + length]
+            for i in range(length):
+                s0 += v0[i] * v0[i] * wt[i]
+                s1 += v1[i] * v1[i] * wt[i]
+                s2 += v2[i] * v2[i] * wt[i]
+                s3 += v3[i] * v3[i] * wt[i]
+        else:
+            for i in range(length):
+                s0 += v0[i] * v0[i]
+                s1 += v1[i] * v1[i]
+                s2 += v2[i] * v2[i]
+                s3 += v3[i] * v3[i]
         norm2[jg] += s0
         norm2[jg + 1] += s1
         norm2[jg + 2] += s2
@@ -123,8 +135,8 @@ def _tile4(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int
 
 @_compiled(inline=True)
 def _rest(qt: np.ndarray, src: np.ndarray, x0: int, q0: int, length: int, t: int, count: int,
-          g: np.ndarray, norm2: np.ndarray, jg: int, want_norms: bool, pad: np.ndarray, g4: np.ndarray,
-          n4: np.ndarray) -> None:  # pragma: no cover - compiled
+          g: np.ndarray, norm2: np.ndarray, jg: int, want_norms: bool, w: np.ndarray, pad: np.ndarray,
+          g4: np.ndarray, n4: np.ndarray) -> None:  # pragma: no cover - compiled
     """:func:`_tile4` for the last ``count`` (< 4) candidates, copied into a tile padded with
     zeros: every candidate is summed by the same loop, in the same order, wherever the block
     boundaries fall, so its products do not depend on the block size (as numpy's do not)."""
@@ -133,7 +145,7 @@ def _rest(qt: np.ndarray, src: np.ndarray, x0: int, q0: int, length: int, t: int
             pad[k, i] = src[t + k, x0 + i] if k < count else 0.0
     g4[:, :] = 0.0
     n4[:] = 0.0
-    _tile4(qt, pad, 0, q0, length, 0, g4, n4, 0, want_norms)
+    _tile4(qt, pad, 0, q0, length, 0, g4, n4, 0, want_norms, w)
     for k in range(count):
         for c in range(qt.shape[0]):
             g[c, jg + k] += g4[c, k]
@@ -143,47 +155,47 @@ def _rest(qt: np.ndarray, src: np.ndarray, x0: int, q0: int, length: int, t: int
 
 @_compiled()
 def products_columns(qt: np.ndarray, xt: np.ndarray, g: np.ndarray, norm2: np.ndarray,
-                     want_norms: bool) -> None:  # pragma: no cover - compiled
-    """``g += qt @ xt.T`` and ``norm2 += (xt * xt).sum(1)`` for ``xt`` holding one candidate
-    per row (a column-ordered block, transposed: a view); ``qt`` is ``[Q t]'``."""
+                     want_norms: bool, w: np.ndarray) -> None:  # pragma: no cover - compiled
+    """``g += qt @ xt.T`` and ``norm2 += (xt * xt) @ w`` (``w`` empty: ones) for ``xt`` holding
+    one candidate per row (a column-ordered block, transposed: a view); ``qt`` is ``[Q t]'``."""
     m, n = xt.shape
     pad, g4, n4 = np.empty((4, min(n, COL_STRIP))), np.empty((qt.shape[0], 4)), np.empty(4)
     for i0 in range(0, n, COL_STRIP):
         length = min(COL_STRIP, n - i0)
         t = 0
         while t + 4 <= m:
-            _tile4(qt, xt, i0, i0, length, t, g, norm2, t, want_norms)
+            _tile4(qt, xt, i0, i0, length, t, g, norm2, t, want_norms, w)
             t += 4
         if t < m:
-            _rest(qt, xt, i0, i0, length, t, m - t, g, norm2, t, want_norms, pad, g4, n4)
+            _rest(qt, xt, i0, i0, length, t, m - t, g, norm2, t, want_norms, w, pad, g4, n4)
 
 
 @_compiled()
 def products_rows(qt: np.ndarray, x: np.ndarray, g: np.ndarray, norm2: np.ndarray,
-                  want_norms: bool) -> None:  # pragma: no cover - compiled
+                  want_norms: bool, w: np.ndarray) -> None:  # pragma: no cover - compiled
     """:func:`products_columns` for a row-ordered block ``x`` (``n x m``, rows contiguous),
     transposed a panel at a time into a buffer that stays in the L1 cache."""
     n, m = x.shape
     buf = np.empty((PANEL, ROW_STRIP + 8))
     pad, g4, n4 = np.empty((4, ROW_STRIP)), np.empty((qt.shape[0], 4)), np.empty(4)
     for j0 in range(0, m, PANEL):
-        w = min(PANEL, m - j0)
+        width = min(PANEL, m - j0)
         for i0 in range(0, n, ROW_STRIP):
             length = min(ROW_STRIP, n - i0)
             for i in range(length):
                 row = x[i0 + i]
-                for t in range(w):
+                for t in range(width):
                     buf[t, i] = row[j0 + t]
             t = 0
-            while t + 4 <= w:
-                _tile4(qt, buf, 0, i0, length, t, g, norm2, j0 + t, want_norms)
+            while t + 4 <= width:
+                _tile4(qt, buf, 0, i0, length, t, g, norm2, j0 + t, want_norms, w)
                 t += 4
-            if t < w:
-                _rest(qt, buf, 0, i0, length, t, w - t, g, norm2, j0 + t, want_norms, pad, g4, n4)
+            if t < width:
+                _rest(qt, buf, 0, i0, length, t, width - t, g, norm2, j0 + t, want_norms, w, pad, g4, n4)
 
 
-def products(q_and_target: np.ndarray, values: np.ndarray,
-             norm2: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def products(q_and_target: np.ndarray, values: np.ndarray, norm2: np.ndarray | None,
+             weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`.numpy_kernel.products` in one fused pass (dense float64 ``values``, either layout).
 
     Examples
@@ -204,9 +216,12 @@ def products(q_and_target: np.ndarray, values: np.ndarray,
     g = np.zeros((qt.shape[0], m))
     want_norms = norm2 is None
     sums = np.zeros(m if want_norms else 0)
+    w = _NO_WEIGHTS if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    if w.size not in (0, n):
+        raise ValueError(f"{w.size} row weights for a block of {n} rows")
     if n and m:
         if n == 1 or values.strides[0] == values.itemsize:
-            products_columns(qt, values.T, g, sums, want_norms)
+            products_columns(qt, values.T, g, sums, want_norms, w)
         else:
-            products_rows(qt, values, g, sums, want_norms)
+            products_rows(qt, values, g, sums, want_norms, w)
     return g, sums if norm2 is None else norm2

@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 
-def products(q_and_target: np.ndarray, values: np.ndarray,
-             norm2: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """``[Q t]' B`` and the squared norms of B's columns (``norm2`` when given).
+def products(q_and_target: np.ndarray, values: np.ndarray, norm2: np.ndarray | None,
+             weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``[Q t]' B`` and the squared norms of B's columns (``norm2`` when given), each row's
+    squares weighted by ``weights`` if given (``sum_i w_i b_ij^2``).
 
     Examples
     --------
@@ -23,5 +24,6 @@ def products(q_and_target: np.ndarray, values: np.ndarray,
     """
     g = q_and_target.T @ values
     if norm2 is None:
-        norm2 = np.einsum("ij,ij->j", values, values)
+        norm2 = np.einsum("ij,ij->j", values, values) if weights is None \
+            else np.einsum("ij,ij,i->j", values, values, weights)
     return g, norm2
