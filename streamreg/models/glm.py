@@ -67,6 +67,7 @@ from .glm_fit import (
     glm_data,
     needs_mle_check,
 )
+from .irls import weighted_gram
 from .likelihood_ratio import lr_statistic
 from .protocol import ComparableState
 from .scale import too_large
@@ -434,7 +435,7 @@ class GLMState:
         converges to the same estimate (a start that ends below its own likelihood is
         retried from statsmodels' start, :mod:`.glm_fit`).
         """
-        x = np.column_stack([fixed, *terms])
+        x = stack_by_column([np.asarray(c, dtype=float).reshape(self.n, -1) for c in (fixed, *terms)])
         start = self._projected_start(equilibrate(x)) if within else None
         return GLMState(self.y, x, self.family, test=self.test, weights=self.weights, start=start)
 
@@ -442,10 +443,10 @@ class GLMState:
         """Coefficients of ``x`` (scaled as the new state scales it) fitting this model's
         linear predictor in the working weights (normal equations: only a start)."""
         eta = self.x @ np.asarray(self.result.params, dtype=float)
-        a = self.sqrt_w[:, None] * x
         with np.errstate(all="ignore"):
+            gram, rhs = weighted_gram(x, self.sqrt_w * self.sqrt_w, eta)  # by row strips: no weighted copy
             try:
-                start = np.linalg.solve(a.T @ a, a.T @ (self.sqrt_w * eta))
+                start = np.linalg.solve(gram, rhs)
             except np.linalg.LinAlgError:
                 return None
         return start if np.all(np.isfinite(start)) else None

@@ -225,7 +225,7 @@ def _irls(data: GLMData, start: np.ndarray | None, maxiter: int, tol: float, rto
                    start_llf=start_llf, step=step)
 
 
-def _weighted_gram(x: np.ndarray, w: np.ndarray, working: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def weighted_gram(x: np.ndarray, w: np.ndarray, working: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``X'WX`` and ``X'W working`` as the products of ``W^(1/2) X`` with itself and with
     ``W^(1/2) working``, a strip of :data:`_GRAM_ROWS` rows at a time: the weighted strip
     stays in the cache, where the whole ``n x k`` weighted copy would be written to memory
@@ -250,7 +250,7 @@ def _wls_step(x: np.ndarray, w: np.ndarray, working: np.ndarray) -> np.ndarray |
     """
     if not (np.isfinite(w).all() and np.isfinite(working).all()) or (w < 0).any():
         return None
-    gram, rhs = _weighted_gram(x, w, working)
+    gram, rhs = weighted_gram(x, w, working)
     d = np.sqrt(gram.diagonal())
     if not (d > 0).all():
         return None
