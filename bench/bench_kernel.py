@@ -7,7 +7,9 @@ For a block ``B`` the search needs ``[Q r]'B`` and the squared column norms.  nu
 1. the floor, one pass ``X.T @ r`` over the whole matrix; the numpy path and the numba path
    over blocks of 40,960 columns (what ``select()`` reaches at n = 200), each with the norms
    (a block's first scoring) and without (a rescoring, norms cached); ``k + 1 = 6``;
-   at m = 1e6, n = 200, column-ordered and row-ordered X, and at m = 1e5;
+   at m = 1e6, n = 200, column-ordered and row-ordered X, and at m = 1e5; and a GLM's weighted
+   scoring (row weights on the basis and in the norms ``sum_i w_i b_ij^2``) with each backend;
+   with ``--tall``, the same rows at n = 1e6, m = 200 (blocks of 64 columns, the tall cap);
 2. ``select()`` end to end with each backend on the same matrices (4 true features), with
    the selected terms (they must agree).
 
@@ -33,6 +35,8 @@ import streamreg as sr
 from streamreg.models.kernels import KERNEL_ENV, numpy_kernel
 
 BLOCK = 40_960
+#: the in-memory block of a search at 1e6 rows (streamwise_run.TALL_BLOCK_CELLS)
+TALL_BLOCK = 64
 
 
 def interleaved(fns: dict[str, Callable[[], object]], rounds: int) -> dict[str, list[float]]:
@@ -67,7 +71,7 @@ def matrix(n: int, m: int, order: str, seed: int) -> tuple[np.ndarray, np.ndarra
     return y, x, [f"x{j}" for j in sorted(true)]
 
 
-def kernel_rows(x: np.ndarray, y: np.ndarray, rounds: int) -> pd.DataFrame:
+def kernel_rows(x: np.ndarray, y: np.ndarray, rounds: int, block: int = 0) -> pd.DataFrame:
     from streamreg.models.kernels import numba_kernel
 
     n = x.shape[0]
@@ -75,7 +79,8 @@ def kernel_rows(x: np.ndarray, y: np.ndarray, rounds: int) -> pd.DataFrame:
     q, _ = np.linalg.qr(np.column_stack([np.ones(n), x[:, :4]]))  # k = 5 model columns
     r = r - q @ (q.T @ r)
     qt = np.column_stack([q, r])
-    blocks = [x[:, a:a + BLOCK] for a in range(0, x.shape[1], BLOCK)]
+    block = block or BLOCK
+    blocks = [x[:, a:a + block] for a in range(0, x.shape[1], block)]
     norms = [np.einsum("ij,ij->j", b, b) for b in blocks]
     numba_kernel.products(qt, blocks[0][:, :8], None)  # compiled (or loaded from numba's cache)
 
@@ -89,6 +94,11 @@ def kernel_rows(x: np.ndarray, y: np.ndarray, rounds: int) -> pd.DataFrame:
         "numpy: [Q r]'B, norms cached": over_blocks(numpy_kernel.products, True),
         "numba: [Q r]'B, norms cached": over_blocks(numba_kernel.products, True),
     }
+    # a GLM's scoring: row weights w on the basis side and in the norms, sum_i w_i b_ij^2
+    w = np.random.default_rng(1).random(n) + 0.05
+    qw = qt * np.sqrt(w)[:, None]
+    fns["numpy: weighted [Q r]'W^1/2 B + b'Wb"] = lambda: [numpy_kernel.products(qw, b, None, w) for b in blocks]
+    fns["numba: weighted [Q r]'W^1/2 B + b'Wb"] = lambda: [numba_kernel.products(qw, b, None, w) for b in blocks]
     return table(interleaved(fns, rounds), "floor: one pass X.T @ r")
 
 
@@ -118,12 +128,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds per table")
     ap.add_argument("--quick", action="store_true", help="m = 1e5 only")
+    ap.add_argument("--tall", action="store_true", help="the scoring rows at n = 1e6, m = 200 only")
     args = ap.parse_args()
     pd.set_option("display.width", 220)
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"# python bench/bench_kernel.py --rounds {args.rounds}   ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
           f"one BLAS thread; numpy {np.__version__})")
     print(f"# load before: {load}")
+    if args.tall:
+        y, x, truth = matrix(1_000_000, 200, "F", seed=7)
+        print(f"\n== n = 1,000,000, m = 200, column-ordered X: the scoring pass over blocks of {TALL_BLOCK} columns ==")
+        print(kernel_rows(x, y, args.rounds, TALL_BLOCK).to_string(index=False, float_format="%.4g"))
+        print(f"\n# load after: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+        return
     cases = [(200, 100_000, "F")] if args.quick else [(200, 1_000_000, "F"), (200, 1_000_000, "C"), (200, 100_000, "F")]
     for n, m, order in cases:
         layout = "column-ordered" if order == "F" else "row-ordered"

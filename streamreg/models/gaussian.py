@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from .base import (
     ObservationWeights,
     column_scales,
     equilibrate,
+    gain_from_products,
     multi_column_reduction,
     skip_codes,
     stack_by_column,
@@ -32,7 +33,7 @@ from .basis import Basis
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN
 from .protocol import ComparableState
-from .rescore import reduce_single_incremental
+from .rescore import KeptProducts, reduce_single_incremental
 from .robust import NONROBUST, RobustCov, RobustScorer
 from .scale import too_large
 
@@ -78,6 +79,8 @@ class GaussianState:
         if self.cov.robust and weights is not None and weights.freq_weights is not None:
             raise ValueError("a robust cov_type cannot be combined with freq_weights")
         self._critical = CachedCritical()
+        #: (the parent's basis, U) of a sub-model refitted within its parent: Q = Q_parent U
+        self._rotation: tuple[Basis, np.ndarray] | None = None
         self.y = np.asarray(y, dtype=float)
         self.n = len(self.y)
         self.weights = NO_WEIGHTS if weights is None else weights
@@ -136,6 +139,10 @@ class GaussianState:
                 b = equilibrate(self._weighted(block.term(j)))  # the F statistic is scale-free; keep the norms in range
                 resid = self.basis.residualise(b)
                 drss[j], rank[j] = multi_column_reduction(resid, self.resid, float(np.sum(b * b)))
+        return self._outcomes(block, drss, rank)
+
+    def _outcomes(self, block: CandidateValues, drss: np.ndarray, rank: np.ndarray) -> tuple[TestOutcomes, np.ndarray]:
+        """The tests of candidates whose RSS reductions and ranks are ``drss`` and ``rank``."""
         df_resid = self.nobs - self.k - rank
         codes = skip_codes(block, rank, df_resid)
         skip = codes != TESTED
@@ -194,6 +201,40 @@ class GaussianState:
         if self.row_weights is None and type(block) is CandidateBlock:
             return reduce_single_incremental(block, self.basis, self._qr, self.resid)
         return block.reduce_single(self._qr, self.row_weights)
+
+    def score_kept(self, parent: GaussianState, kept: KeptProducts,
+                   read: Callable[[], CandidateBlock]) -> tuple[TestOutcomes, np.ndarray] | None:
+        """:meth:`score_block` of single-column candidates from their products with ``parent``,
+        this state's parent in a backward elimination (``parent.refit(..., within=True)``);
+        None where that does not apply (then the candidates are read and scored).
+
+        With ``Q_c = Q U`` (the rotation of the refit) and ``c = Q' t`` for the target t:
+        ``Q_c' b = U' (Q' b)`` and ``r_c' b = r' b + (c - U U' c)' (Q' b)``, so the products the
+        parent's test kept give this model's ``[Q_c r_c]' B`` without a pass over the candidates.
+        ``read()`` gives the block itself, read only for the few candidates whose residual
+        norm must be recomputed from their values (nearly in the model's span) or that are
+        collinear with it (their constant check).
+        """
+        if (self._rotation is None or self._rotation[0] is not parent.basis or kept.basis is not parent.basis
+                or kept.qb.shape[0] != parent.basis.k or self._robust is not None or self.row_weights is not None):
+            return None
+        u = self._rotation[1]
+        c = parent.basis.q.T @ parent._target
+        g = np.empty((u.shape[1] + 1, kept.qb.shape[1]))
+        g[:-1] = u.T @ kept.qb
+        g[-1] = kept.rb + (c - u @ (u.T @ c)) @ kept.qb
+        block: list[CandidateBlock] = []
+
+        def values(idx: np.ndarray) -> np.ndarray:
+            if not block:
+                block.append(read())
+            return block[0].values[:, idx]
+
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            drss, rank = gain_from_products(self._qr, g, kept.norm2.copy(), values)
+        if (rank == 0).any():  # the constant check reads the candidates
+            return self._outcomes(block[0] if block else read(), drss, rank)
+        return self._outcomes(CandidateBlock(np.empty((0, rank.size))), drss, rank)  # no values asked
 
     def _weighted(self, values: np.ndarray) -> np.ndarray:
         """Columns with every row multiplied by the square root of its prior weight."""
@@ -288,5 +329,7 @@ class GaussianState:
         new = copy.copy(self)
         new.basis = Basis(self.n, capacity=small.k)
         new.basis.set_rotated(self.basis.q, small.q)
+        new._rotation = (self.basis, small.q)
         new._update_residual()
         return new
+

@@ -25,6 +25,8 @@ state, a refit) is scored afresh.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .base import CandidateBlock, Projections, gain_from_products
@@ -80,3 +82,29 @@ def reduce_single_incremental(block: CandidateBlock, basis: Basis, q_and_target:
         gain, rank = gain_from_products(q_and_target, g, block.sq_norms(), lambda idx: values[:, idx])
         block.projections = Projections(basis, qb, residual, g[-1])
         return gain, rank
+
+
+@dataclass(frozen=True)
+class KeptProducts:
+    """Single-column candidates' products with a model's ``[Q r]``, kept after their test:
+    ``qb = Q' B`` (``k x m``), ``rb = r' B`` and the squared norms, with the :class:`Basis`
+    they belong to.  A model nested in that one scores the candidates from these numbers
+    alone (:meth:`~streamreg.models.gaussian.GaussianState.score_kept`), without reading them.
+    """
+
+    basis: Basis
+    qb: np.ndarray
+    rb: np.ndarray
+    norm2: np.ndarray
+
+    @classmethod
+    def of(cls, block: object, columns: np.ndarray) -> KeptProducts | None:
+        """The products ``block`` (a :class:`CandidateBlock`) keeps for ``columns``, if it keeps any."""
+        known = getattr(block, "projections", None)
+        norm2 = getattr(block, "norm2", None)
+        if known is None or norm2 is None or known.qb.shape[1] != norm2.shape[0]:
+            return None
+        return cls(known.basis, known.qb[:, columns], known.rb[columns], norm2[columns])
+
+    def take(self, index: slice | np.ndarray) -> KeptProducts:
+        return KeptProducts(self.basis, self.qb[:, index], self.rb[index], self.norm2[index])

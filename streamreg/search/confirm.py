@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -250,6 +250,19 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
         return (scored is not None and confirmed_model is state and screened.model_token is not None
                 and scored.token is screened.model_token and getattr(state, "test", "") != "score-f")
 
+    score_kept = getattr(confirmed_model, "score_kept", None)
+
+    def from_products(s: PassesStream, entry: Any) -> tuple[TestOutcomes, np.ndarray] | None:
+        """The confirmation's tests of ``entry`` from the products its last test kept, when the
+        confirmed model is nested in the screened one that test used (a least-squares backward
+        elimination dropped terms): no pass over the candidates (None: read and score them)."""
+        scored = entry.scored
+        if (score_kept is None or confirmed_model is state or scored is None or scored.products is None
+                or scored.token is not screened.model_token or getattr(state, "test", "") == "score-f"):
+            return None
+        return cast(tuple[TestOutcomes, np.ndarray] | None,
+                    score_kept(state, scored.products, lambda: s.read(entry).block))
+
     for s in streams:  # every other candidate against the confirmed model, in stream order
         parts: list[TestOutcomes] = []
         # (held entry, position in it) of each test: blocks are re-read, not kept; the names
@@ -263,6 +276,9 @@ def _confirm(state: ModelState, screened: SearchResult, streams: list[PassesStre
                 assert entry.scored is not None
                 out, keep = entry.scored.outcomes, np.arange(len(entry))
                 names_k = entry.names
+            elif (from_kept := from_products(s, entry)) is not None:
+                keep = np.flatnonzero(from_kept[1] == TESTED)
+                out, names_k = from_kept[0].take(keep), entry.names
             else:
                 tb = s.read(entry)
                 out, codes = _confirming_test(confirmed_model, tb.block)

@@ -17,8 +17,9 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from ..models.base import SEPARATION, TESTED
+from ..models.base import SEPARATION, TESTED, CandidateBlock
 from ..models.protocol import ModelState
+from ..models.rescore import KeptProducts
 from ..outcomes import TestOutcomes, reported_statistic
 from ..policies.base import Plan, Policy
 from ..progress import SearchProgress
@@ -306,7 +307,12 @@ class StreamwiseRun:
         used = run.tested_pos[:n_used]
         rejected = used if run.accept_at is None else used[:-1]  # the last one decided otherwise
         if rejected.size:
-            lane.stream.on_rejected(buf, rejected, ScoredAt(token, run.own.take(slice(0, rejected.size))))
+            b = buf.block
+            # the products the block's scoring kept, when it was scored in this run (not reused)
+            fresh = buf.scored is None or buf.scored.token is not token or self.decoys is not None
+            single = fresh and type(b) is CandidateBlock and bool((b.widths[rejected] == 1).all())
+            kept = KeptProducts.of(b, b.starts[rejected]) if single else None
+            lane.stream.on_rejected(buf, rejected, ScoredAt(token, run.own.take(slice(0, rejected.size)), kept))
         return reason, decoy_won, term, lp, sub, level
 
     def rec_selected(self, lane: Lane, run: Run, reason: str | None, decoy_won: bool, term: AcceptedTerm | None,

@@ -14,6 +14,7 @@ from typing import Any, TypeVar, overload
 import numpy as np
 
 from ..models.base import CandidateValues
+from ..models.rescore import KeptProducts
 from ..outcomes import TestOutcomes
 
 T = TypeVar("T")
@@ -96,9 +97,15 @@ class ScoredAt:
 
     token: object
     outcomes: TestOutcomes
+    #: the products behind the outcomes, for the last pass's candidates that a confirmation
+    #: may test against a model nested in this one (single-column least-squares terms only)
+    products: KeptProducts | None = None
 
     def take(self, index: slice | np.ndarray) -> ScoredAt:
-        return ScoredAt(self.token, self.outcomes.take(index))
+        return ScoredAt(self.token, self.outcomes.take(index), None if self.products is None else self.products.take(index))
+
+    def without_products(self) -> ScoredAt:
+        return self if self.products is None else ScoredAt(self.token, self.outcomes)
 
 
 @dataclass

@@ -352,6 +352,8 @@ class PassesStream(Stream):
         pos = np.asarray(positions, dtype=int)
         if pos.size == 0:
             return
+        if scored is not None and block.pass_no < self.passes:
+            scored = scored.without_products()  # only the held last pass is confirmed from its products
         self._rows = _rows(block.block)  # re-offers are joined by their number of values
         columns = None if block.columns is None else Picked(block.columns, pos)
         specs = None if block.specs is None else Picked(block.specs, pos)
