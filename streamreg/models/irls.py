@@ -190,11 +190,14 @@ def _irls(data: GLMData, start: np.ndarray | None, maxiter: int, tol: float, rto
     converged = False
     iteration = 0
     # a scalar prior weight, gap or offset of 1, 0 and 0 is not applied: n-vector passes saved, same values
+    # statsmodels' weights are 1 / (g'(mu)^2 V(mu)): the same derivative serves the working response
+    shared_deriv = type(family).weights is sm.families.Family.weights
     for iteration in range(1, maxiter + 1):
-        w = family.weights(mu)
+        deriv = family.link.deriv(mu)
+        w = 1.0 / (deriv**2 * family.variance(mu)) if shared_deriv else family.weights(mu)
         if not (isinstance(prior, float) and prior == 1.0):
             w = prior * w
-        working = family.link.deriv(mu) * (y - mu)
+        working = deriv * (y - mu)
         if isinstance(gap, np.ndarray):
             working += gap
         solved = _wls_step(x, w, working)
