@@ -78,7 +78,7 @@ def kernel_rows(x: np.ndarray, y: np.ndarray, rounds: int, block: int = 0) -> pd
     r = y - y.mean()
     q, _ = np.linalg.qr(np.column_stack([np.ones(n), x[:, :4]]))  # k = 5 model columns
     r = r - q @ (q.T @ r)
-    qt = np.column_stack([q, r])
+    qt = np.asfortranarray(np.column_stack([q, r]))  # column-ordered, as the search's basis storage
     block = block or BLOCK
     blocks = [x[:, a:a + block] for a in range(0, x.shape[1], block)]
     norms = [np.einsum("ij,ij->j", b, b) for b in blocks]
