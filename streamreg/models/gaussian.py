@@ -332,4 +332,3 @@ class GaussianState:
         new._rotation = (self.basis, small.q)
         new._update_residual()
         return new
-

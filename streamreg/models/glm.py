@@ -270,12 +270,15 @@ class GLMState:
         if self.spec.mean_range.upper == 1.0:  # binomial: the variance vanishes at 0 and 1
             mu = np.clip(mu, _MU_EPS, 1 - _MU_EPS)
         var = self.family.variance(mu)
+        # statsmodels' weights 1 / (g'(mu)^2 V(mu)), with the variance already at hand
+        shared = type(self.family).weights is sm.families.Family.weights
+        weights = 1.0 / (self.family.link.deriv(mu) ** 2 * var) if shared else self.family.weights(mu)
         prior = self.weights.prior
         if prior is None:
-            self.sqrt_w = np.sqrt(self.family.weights(mu))
+            self.sqrt_w = np.sqrt(weights)
             self.z = (self.y - mu) / np.sqrt(var)
         else:  # statsmodels' iweights: the score and the information carry them once each
-            self.sqrt_w = np.sqrt(prior * self.family.weights(mu))
+            self.sqrt_w = np.sqrt(prior * weights)
             self.z = np.sqrt(prior) * (self.y - mu) / np.sqrt(var)
         self.scale = float(res.scale)
         self.llf = float(res.llf)

@@ -53,7 +53,7 @@ from ..models.negbin import estimated_family
 from ..models.robust import NONROBUST, RobustCov
 from .inference import default_use_t
 
-#: designs of at least this many values are solved through a QR factorisation (:func:`_least_squares_fit`)
+#: designs of at least this many values take their pseudo-inverse from Cholesky QR (:func:`_least_squares_fit`)
 _QR_PINV_CELLS = 1 << 18
 #: statsmodels' cut-off for the pseudo-inverse (``pinv_extended``'s ``rcond``)
 _PINV_RCOND = 1e-15
