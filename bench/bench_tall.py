@@ -18,7 +18,10 @@ loaded machine).  Decisions: the histories of new and before are compared -- the
 terms in the same order with the same statuses, statistics and p-values within 1e-10.
 
 Usage (from the repository root):
-    python bench/bench_tall.py --before DIR [--rounds 3] [--n 1000000] [--families binomial,gaussian]
+    python bench/bench_tall.py --before DIR [--rounds 3] [--n 1000000] [--families binomial,gaussian] [--warm]
+
+``--warm`` times the second ``select()`` of each process (the first pays the imports, numba's
+load and its cached kernels), as a session that selects more than once sees it.
 """
 from __future__ import annotations
 
@@ -64,6 +67,8 @@ for _ in range(3):
     x.T @ r
     floor.append(time.perf_counter() - t)
     floor_cpu.append(time.process_time() - c)
+if {warm}:  # a first call pays the imports, numba's load and its cached kernels
+    sr.select(y, x, family={family!r})
 with open("/proc/self/clear_refs", "w") as f:
     f.write("5")  # the peak (VmHWM) back to the current resident set: X, y and the imports
 base = status("VmRSS")
@@ -79,8 +84,9 @@ print(json.dumps({{"floor": min(floor), "select": secs, "floor_cpu": min(floor_c
 """
 
 
-def run(root: str, family: str, n: int, out: str) -> dict:
-    code = CHILD.format(root=root, bench=os.path.dirname(os.path.abspath(__file__)), n=n, family=family, out=out)
+def run(root: str, family: str, n: int, out: str, warm: bool = False) -> dict:
+    code = CHILD.format(root=root, bench=os.path.dirname(os.path.abspath(__file__)), n=n, family=family, out=out,
+                        warm=warm)
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return dict(json.loads(res.stdout.strip().splitlines()[-1]))
 
@@ -99,6 +105,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--families", default="binomial,gaussian")
+    ap.add_argument("--warm", action="store_true", help="time a second select() in each process (the first warms up)")
     args = ap.parse_args()
     pd.set_option("display.width", 200)
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -111,7 +118,7 @@ def main() -> None:
                 order = ["new", "before"] if rnd % 2 == 0 else ["before", "new"]
                 for label in order:
                     out = os.path.join(tmp, f"{family}-{label}-{rnd}.csv")
-                    got = run(roots[label], family, args.n, out)
+                    got = run(roots[label], family, args.n, out, args.warm)
                     rows.append({"version": label, "round": rnd, **got, "history": out})
                     print(f"  {family} round {rnd} {label}: select {got['select']:.2f} s, floor {got['floor']:.3f} s, "
                           f"x floor {got['select'] / got['floor']:.1f}; CPU {got['select_cpu']:.2f} s, floor "

@@ -309,8 +309,11 @@ class StreamwiseRun:
         if rejected.size:
             b = buf.block
             # the products the block's scoring kept, when it was scored in this run (not reused)
+            # and the stream holds these candidates for a confirmation
             fresh = buf.scored is None or buf.scored.token is not token or self.decoys is not None
-            single = fresh and type(b) is CandidateBlock and bool((b.widths[rejected] == 1).all())
+            held = getattr(lane.stream, "holds_for_confirmation", None)
+            single = fresh and held is not None and held(buf.pass_no) and type(b) is CandidateBlock \
+                and bool((b.widths[rejected] == 1).all())
             kept = KeptProducts.of(b, b.starts[rejected]) if single else None
             lane.stream.on_rejected(buf, rejected, ScoredAt(token, run.own.take(slice(0, rejected.size)), kept))
         return reason, decoy_won, term, lp, sub, level

@@ -104,9 +104,6 @@ class ScoredAt:
     def take(self, index: slice | np.ndarray) -> ScoredAt:
         return ScoredAt(self.token, self.outcomes.take(index), None if self.products is None else self.products.take(index))
 
-    def without_products(self) -> ScoredAt:
-        return self if self.products is None else ScoredAt(self.token, self.outcomes)
-
 
 @dataclass
 class TermBlock:

@@ -346,14 +346,17 @@ class PassesStream(Stream):
         return TermBlock(self.name, entry.names, values, entry.columns, entry.specs, entry.pass_no, entry.positions,
                          entry.scored)
 
+    def holds_for_confirmation(self, pass_no: int) -> bool:
+        """Whether candidates rejected in pass ``pass_no`` are held for a confirmation, which
+        may score them from their products (:attr:`ScoredAt.products`): the last pass's."""
+        return self.hold_last and pass_no == self.passes
+
     def on_rejected(self, block: TermBlock, positions: np.ndarray, scored: ScoredAt | None = None) -> None:
         if block.pass_no > self.passes or (block.pass_no == self.passes and not self.hold_last):
             return
         pos = np.asarray(positions, dtype=int)
         if pos.size == 0:
             return
-        if scored is not None and block.pass_no < self.passes:
-            scored = scored.without_products()  # only the held last pass is confirmed from its products
         self._rows = _rows(block.block)  # re-offers are joined by their number of values
         columns = None if block.columns is None else Picked(block.columns, pos)
         specs = None if block.specs is None else Picked(block.specs, pos)

@@ -14,6 +14,9 @@ propagates to the norm and the scores as in numpy).  A column-ordered block is r
 place; a row-ordered block is transposed through a small buffer (a panel of
 :data:`PANEL` candidates by :data:`ROW_STRIP` rows) so that the same tile loops apply.
 
+A GLM's block is read the same way: its row weights are folded into the basis by the caller
+(``W^(1/2) [Q t]``) and into the norms here (``sum_i w_i b_ij^2``, the ``w`` argument).
+
 This module imports numba: it is loaded only by :mod:`.` when numba is importable, and
 nothing is compiled until the first block is scored (the compiled code is cached on disk
 where the package directory is writable).
