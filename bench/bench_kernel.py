@@ -8,7 +8,7 @@ For a block ``B`` the search needs ``[Q r]'B`` and the squared column norms.  nu
    over blocks of 40,960 columns (what ``select()`` reaches at n = 200), each with the norms
    (a block's first scoring) and without (a rescoring, norms cached); ``k + 1 = 6``;
    at m = 1e6, n = 200, column-ordered and row-ordered X, and at m = 1e5; and a GLM's weighted
-   scoring (row weights on the basis and in the norms ``sum_i w_i b_ij^2``) with each backend;
+   scoring (the row scale W^1/2: numpy on the basis and the squares, numba on each tile) with each backend;
    with ``--tall``, the same rows at n = 1e6, m = 200 (blocks of 64 columns, the tall cap);
 2. ``select()`` end to end with each backend on the same matrices (4 true features), with
    the selected terms (they must agree).
@@ -94,11 +94,10 @@ def kernel_rows(x: np.ndarray, y: np.ndarray, rounds: int, block: int = 0) -> pd
         "numpy: [Q r]'B, norms cached": over_blocks(numpy_kernel.products, True),
         "numba: [Q r]'B, norms cached": over_blocks(numba_kernel.products, True),
     }
-    # a GLM's scoring: row weights w on the basis side and in the norms, sum_i w_i b_ij^2
-    w = np.random.default_rng(1).random(n) + 0.05
-    qw = qt * np.sqrt(w)[:, None]
-    fns["numpy: weighted [Q r]'W^1/2 B + b'Wb"] = lambda: [numpy_kernel.products(qw, b, None, w) for b in blocks]
-    fns["numba: weighted [Q r]'W^1/2 B + b'Wb"] = lambda: [numba_kernel.products(qw, b, None, w) for b in blocks]
+    # a GLM's scoring: the row scale W^1/2 (numpy: on the basis side and the squares; numba: on each tile)
+    sw = np.sqrt(np.random.default_rng(1).random(n) + 0.05)
+    fns["numpy: weighted [Q r]'W^1/2 B + b'Wb"] = lambda: [numpy_kernel.products(qt, b, None, sw) for b in blocks]
+    fns["numba: weighted [Q r]'W^1/2 B + b'Wb"] = lambda: [numba_kernel.products(qt, b, None, sw) for b in blocks]
     return table(interleaved(fns, rounds), "floor: one pass X.T @ r")
 
 

@@ -7,6 +7,8 @@ in a few level-3 passes, for a basis built at once and for the final least-squar
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import cholesky
+from scipy.linalg.blas import dtrsm, dsyrk
 
 #: a candidate whose residual (after projecting out the model) keeps less than this
 #: fraction of its squared norm is numerically collinear with the model and is skipped:
@@ -20,37 +22,50 @@ CHOLESKY_QR_MARGIN = 1e-5
 
 
 def cholesky_qr2(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """``Q'`` and ``R`` of ``x = Q R`` (R upper triangular with a positive diagonal) by Cholesky
-    QR applied twice (Yamamoto et al. 2015, "CholeskyQR2"), or None where that would not be
-    exact: a non-finite value, a Gram matrix that is not positive definite, or a column whose
-    part outside the earlier columns' span is below :data:`CHOLESKY_QR_MARGIN` of its norm.
-
-    Each round is the Gram matrix, its Cholesky factor and one product over x (level-3 BLAS);
-    the second round restores orthogonality to machine precision.
+    """``Q`` and ``R`` of ``x = Q R`` (Q column-ordered, R upper triangular with a positive
+    diagonal) by Cholesky QR applied twice (Yamamoto et al. 2015, "CholeskyQR2"), or None where
+    that would not be exact (see :func:`cholesky_qr2_in_place`).  ``x`` is not modified.
 
     Examples
     --------
     >>> rng = np.random.default_rng(0)
     >>> x = rng.standard_normal((100, 3))
-    >>> qt, r = cholesky_qr2(x)
-    >>> bool(np.allclose(qt @ qt.T, np.eye(3), atol=1e-14)), bool(np.allclose(qt.T @ r, x))
+    >>> q, r = cholesky_qr2(x)
+    >>> bool(np.allclose(q.T @ q, np.eye(3), atol=1e-14)), bool(np.allclose(q @ r, x))
     (True, True)
     """
-    if not np.isfinite(x).all():
-        return None
-    factors = []
-    qt = np.asarray(x, dtype=float).T
+    q = np.array(x, dtype=float, order="F")
+    r = cholesky_qr2_in_place(q)
+    return None if r is None else (q, r)
+
+
+def cholesky_qr2_in_place(q: np.ndarray) -> np.ndarray | None:
+    """Overwrite the column-ordered ``n x k`` array ``q`` with the Q of ``q = Q R`` and return
+    R, or return None (``q`` then holds no meaningful values) where Cholesky QR would not be
+    exact: a non-finite value, a Gram matrix that is not positive definite, or a column whose
+    part outside the earlier columns' span is below :data:`CHOLESKY_QR_MARGIN` of its norm.
+
+    Each round is the Gram matrix (BLAS ``syrk``), its Cholesky factor and a triangular solve
+    in place (``trsm``): two passes over q and no ``n x k`` temporary.  The second round
+    restores orthogonality to machine precision.
+    """
+    if not (q.ndim == 2 and q.flags.f_contiguous and q.dtype == np.float64):
+        raise ValueError("cholesky_qr2_in_place needs a column-ordered float64 matrix")
+    r = np.eye(q.shape[1])
     for _ in range(2):
-        gram = qt @ qt.T
+        gram = dsyrk(1.0, q, trans=1)  # the upper triangle of q'q
+        norms = np.diagonal(gram)
+        if not np.isfinite(norms).all():  # a non-finite value (or squares beyond the range)
+            return None
         try:
-            lower = np.linalg.cholesky(gram)
+            upper = cholesky(gram, lower=False, check_finite=False)
         except np.linalg.LinAlgError:
             return None
-        if not np.all(np.abs(np.diagonal(lower)) > CHOLESKY_QR_MARGIN * np.sqrt(np.diagonal(gram))):
+        if not np.all(np.diagonal(upper) > CHOLESKY_QR_MARGIN * np.sqrt(norms)):
             return None
-        qt = np.linalg.inv(lower) @ qt  # Q' = L^-1 X': a k x k inverse and one product over X
-        factors.append(lower.T)
-    return qt, factors[1] @ factors[0]
+        dtrsm(1.0, upper, q, side=1, overwrite_b=1)  # q <- q upper^-1, in place
+        r = upper @ r
+    return r
 
 
 class Basis:
@@ -90,8 +105,9 @@ class Basis:
         np.matmul(q, rotation, out=self._q[:, :k])
         self.k = k
 
-    def append(self, columns: np.ndarray) -> int:
-        """Add the columns' new directions; returns how many were independent.
+    def append(self, columns: np.ndarray, row_scale: np.ndarray | None = None) -> int:
+        """Add the columns' new directions (of ``row_scale[:, None] * columns`` where a row
+        scale is given, e.g. a GLM's ``W^1/2``); returns how many were independent.
 
         Several columns on an empty basis are orthonormalised together by :func:`cholesky_qr2`
         where it is exact (their R has no diagonal entry below 1e-5 of its column's norm, a
@@ -101,11 +117,16 @@ class Basis:
         columns = np.asarray(columns)
         if self.k == 0 and columns.ndim == 2 and 1 < columns.shape[1] < self._q.shape[1] \
                 and columns.shape[0] >= 4 * columns.shape[1]:
-            factors = cholesky_qr2(columns)
-            if factors is not None:
-                self._q[:, : columns.shape[1]] = factors[0].T
-                self.k = columns.shape[1]
-                return self.k
+            k = columns.shape[1]
+            if row_scale is None:
+                self._q[:, :k] = columns
+            else:  # weighted straight into the storage: no n x k temporary
+                np.multiply(columns, row_scale[:, None], out=self._q[:, :k])
+            if cholesky_qr2_in_place(self._q[:, :k]) is not None:
+                self.k = k
+                return k
+        if row_scale is not None:
+            columns = row_scale[:, None] * columns
         added = 0
         for col in np.atleast_2d(columns.T):
             v = col.copy()

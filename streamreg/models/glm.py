@@ -283,7 +283,7 @@ class GLMState:
         self.scale = float(res.scale)
         self.llf = float(res.llf)
         self.basis = Basis(self.n, capacity=self.k + 1)
-        self.basis.append(self.sqrt_w[:, None] * self.x)
+        self.basis.append(self.x, row_scale=self.sqrt_w)
         qz = self.basis.q.T @ self.z
         self.restricted_score = float(qz @ qz)
         self.z_resid = self.z - self.basis.q @ qz

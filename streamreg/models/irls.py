@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 import statsmodels.api as sm
 
+from .irls_formulas import Formulas, formulas_for
+
 #: families whose scale statsmodels fixes at 1 (``GLM.estimate_scale``)
 _UNIT_SCALE = (sm.families.Binomial, sm.families.Poisson, sm.families.NegativeBinomial)
 #: ``X'WX`` (Jacobi-scaled) with a smaller reciprocal condition number goes to statsmodels
@@ -94,14 +96,28 @@ class GLMData:
 
     def deviance(self, mu: np.ndarray, scale: float = 1.0) -> float:
         """``family.deviance``; for a 0/1 response its formula in one logarithm, not two:
-        ``-2 log(mu + 1e-20)`` where ``y = 1``, ``-2 log(1 - mu + 1e-20)`` where ``y = 0``."""
+        ``-2 log(mu + 1e-20)`` where ``y = 1``, ``-2 log(1 - mu + 1e-20)`` where ``y = 0``
+        (doubling a sum is exact, so the factor is applied once)."""
         if self._bernoulli:
-            resid = np.log(np.where(self._ones, mu, 1 - mu) + 1e-20)
-            resid *= -2.0
+            resid = np.subtract(1.0, mu)
+            np.copyto(resid, mu, where=self._ones)
+            resid += 1e-20
+            np.log(resid, out=resid)
             if self.freq_weights is not None or scale != 1.0:
+                resid *= -2.0
                 resid *= self._freq / scale
-            return float(np.sum(resid))
+                return float(np.sum(resid))
+            return -2.0 * float(np.sum(resid))
+        if self.freq_weights is None and self.var_weights is None and scale == 1.0:
+            unit = self.formulas.unit_deviance(self.y, mu)
+            if unit is not None:
+                return unit
         return float(self.family.deviance(self.y, mu, self._var, self._freq, scale))
+
+    @cached_property
+    def formulas(self) -> Formulas:
+        """The family's means, working weights and response (:mod:`.irls_formulas`)."""
+        return formulas_for(self.family)
 
     def estimate_scale(self, mu: np.ndarray) -> float:
         """``GLM.estimate_scale`` (default ``scaletype``) of a full-rank design."""
@@ -177,7 +193,7 @@ def _irls(data: GLMData, start: np.ndarray | None, maxiter: int, tol: float, rto
     else:
         beta = np.asarray(start, dtype=float).copy()
         eta = x @ beta + offset
-        mu = family.fitted(eta)
+        mu = data.formulas.fitted(eta)
         gap = 0.0
     scale = data.estimate_scale(mu)
     if start is not None:
@@ -190,14 +206,11 @@ def _irls(data: GLMData, start: np.ndarray | None, maxiter: int, tol: float, rto
     converged = False
     iteration = 0
     # a scalar prior weight, gap or offset of 1, 0 and 0 is not applied: n-vector passes saved, same values
-    # statsmodels' weights are 1 / (g'(mu)^2 V(mu)): the same derivative serves the working response
-    shared_deriv = type(family).weights is sm.families.Family.weights
+    formulas = data.formulas
     for iteration in range(1, maxiter + 1):
-        deriv = family.link.deriv(mu)
-        w = 1.0 / (deriv**2 * family.variance(mu)) if shared_deriv else family.weights(mu)
+        w, working = formulas.weights_and_working(mu, y)
         if not (isinstance(prior, float) and prior == 1.0):
             w = prior * w
-        working = deriv * (y - mu)
         if isinstance(gap, np.ndarray):
             working += gap
         solved = _wls_step(x, w, working)
@@ -209,7 +222,7 @@ def _irls(data: GLMData, start: np.ndarray | None, maxiter: int, tol: float, rto
         eta = x @ beta
         if isinstance(offset, np.ndarray):
             eta += offset
-        mu = family.fitted(eta)
+        mu = formulas.fitted(eta)
         dev = data.deviance(mu, scale)  # statsmodels: the history's deviance at the previous scale
         scale = data.estimate_scale(mu)
         if not (np.isfinite(dev) and np.isfinite(scale) and np.isfinite(mu).all()):
@@ -229,19 +242,22 @@ def _irls(data: GLMData, start: np.ndarray | None, maxiter: int, tol: float, rto
 
 
 def weighted_gram(x: np.ndarray, w: np.ndarray, working: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``X'WX`` and ``X'W working`` as the products of ``W^(1/2) X`` with itself and with
-    ``W^(1/2) working``, a strip of :data:`_GRAM_ROWS` rows at a time: the weighted strip
-    stays in the cache, where the whole ``n x k`` weighted copy would be written to memory
-    and read back (a third of an iteration's time at n = 1e6)."""
-    k = x.shape[1]
-    gram, rhs = np.zeros((k, k)), np.zeros(k)
-    for start in range(0, max(x.shape[0], 1), _GRAM_ROWS):
+    """``X'WX`` and ``X'W working`` as the Gram matrix of ``W^(1/2) [X working]``, a strip of
+    :data:`_GRAM_ROWS` rows at a time: the weighted strip stays in the cache, where the whole
+    ``n x k`` weighted copy would be written to memory and read back (a third of an
+    iteration's time at n = 1e6), and one product per strip gives both (a fifth less time
+    than a product and a matrix-vector product)."""
+    n, k = x.shape
+    total = np.zeros((k + 1, k + 1))
+    strip = np.empty((min(max(n, 1), _GRAM_ROWS), k + 1), order="F")
+    for start in range(0, n, _GRAM_ROWS):
         rows = slice(start, start + _GRAM_ROWS)
         sw = np.sqrt(w[rows])
-        xw = x[rows] * sw[:, None]
-        gram += xw.T @ xw
-        rhs += xw.T @ (sw * working[rows])
-    return gram, rhs
+        part = strip[: len(sw)]
+        np.multiply(x[rows], sw[:, None], out=part[:, :k])
+        np.multiply(working[rows], sw, out=part[:, k])
+        total += part.T @ part
+    return total[:k, :k], total[:k, k]
 
 
 def _wls_step(x: np.ndarray, w: np.ndarray, working: np.ndarray) -> np.ndarray | None:

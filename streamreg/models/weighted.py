@@ -5,12 +5,13 @@ Forming ``W^(1/2) B`` writes a copy as large as the block (1.6 GB for 1e6 rows a
 candidates) and reads it twice more.  The two quantities the scores need fold the weights
 into their small side instead:
 
-* ``[Q t]' W^(1/2) B = (W^(1/2) [Q t])' B``: the weights multiply the ``n x (k + 1)``
-  basis, and one product reads ``B`` once;
+* ``[Q t]' W^(1/2) B = (W^(1/2) [Q t])' B``: with numpy the weights multiply the
+  ``n x (k + 1)`` basis, and one product reads ``B`` once;
 * ``||W^(1/2) b_j||^2 = sum_i w_i b_ij^2``: weights on the squares, no temporary.
 
 Both come from the scoring kernel (:func:`~streamreg.models.kernels.block_products`): with
-numba, in the same single read of ``B`` as an unweighted block's.
+numba, in the same single read of ``B`` as an unweighted block's, each tile scaled by
+``W^(1/2)`` as it is loaded (no weighted basis either).
 
 Only the few columns the scorer needs by value (scales out of floating-point range,
 near-collinear columns) are weighted explicitly
@@ -38,4 +39,4 @@ def weighted_products(q_and_target: np.ndarray, values: np.ndarray,
     >>> bool(np.allclose(g, q.T @ (sw[:, None] * b))), bool(np.allclose(norm2, ((sw[:, None] * b) ** 2).sum(0)))
     (True, True)
     """
-    return block_products(q_and_target * row_weights[:, None], values, None, row_weights * row_weights)
+    return block_products(q_and_target, values, None, row_scale=row_weights)

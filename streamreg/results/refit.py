@@ -193,10 +193,10 @@ def _least_squares_fit(model: Any, options: dict[str, Any]) -> Any:
         and wexog.shape[0] >= 4 * wexog.shape[1] else None
     if factors is None:
         return model.fit(**options)
-    qt, r = factors
+    q, r = factors
     u, s, vt = np.linalg.svd(r)
     inverse = np.where(s > _PINV_RCOND * s.max(), 1.0 / s, 0.0)
-    pinv = ((vt.T * inverse) @ u.T) @ qt
+    pinv = ((vt.T * inverse) @ u.T) @ q.T
     model.pinv_wexog, model.wexog_singular_values = pinv, s
     model.normalized_cov_params = pinv @ pinv.T
     model.rank = np.linalg.matrix_rank(np.diag(s))

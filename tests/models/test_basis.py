@@ -23,8 +23,9 @@ def test_a_block_on_an_empty_basis_equals_gram_schmidt(n, k):
     one_by_one = _column_by_column(x)
     np.testing.assert_allclose(at_once.q, one_by_one.q, atol=1e-12)
     np.testing.assert_allclose(at_once.q.T @ at_once.q, np.eye(k), atol=1e-14)
-    qt, r = cholesky_qr2(x)
-    np.testing.assert_allclose(qt.T @ r, x, rtol=1e-12, atol=1e-12)
+    q, r = cholesky_qr2(x)
+    np.testing.assert_allclose(q @ r, x, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(q, at_once.q, atol=1e-14)
     assert np.all(np.diagonal(r) > 0) and np.allclose(r, np.triu(r))
 
 
@@ -32,8 +33,8 @@ def test_collinear_and_nearly_collinear_blocks_go_column_by_column(monkeypatch):
     rng = np.random.default_rng(3)
     x = rng.standard_normal((300, 4))
     calls = []
-    cholesky = basis_module.cholesky_qr2
-    monkeypatch.setattr(basis_module, "cholesky_qr2", lambda c: calls.append(c.shape) or cholesky(c))
+    cholesky = basis_module.cholesky_qr2_in_place
+    monkeypatch.setattr(basis_module, "cholesky_qr2_in_place", lambda c: calls.append(c.shape) or cholesky(c))
     copy = np.column_stack([x, x[:, 1]])  # a repeated column: Cholesky fails, Gram-Schmidt skips it
     b = Basis(300, capacity=6)
     assert b.append(copy) == 4 and calls == [(300, 5)]
@@ -49,3 +50,32 @@ def test_non_finite_columns_are_not_factored():
     x = np.ones((10, 2))
     x[3, 1] = np.nan
     assert cholesky_qr2(x) is None
+    x[3, 1] = np.inf
+    assert cholesky_qr2(x) is None
+
+
+def test_the_factorisation_leaves_its_input_alone_and_checks_its_layout():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((200, 3))
+    before = x.copy()
+    q, r = cholesky_qr2(x)
+    np.testing.assert_array_equal(x, before)
+    np.testing.assert_allclose(q, np.linalg.qr(x)[0] * np.sign(np.diagonal(np.linalg.qr(x)[1])), atol=1e-13)
+    with pytest.raises(ValueError, match="column-ordered float64"):
+        basis_module.cholesky_qr2_in_place(np.ascontiguousarray(x))
+
+
+@pytest.mark.parametrize("collinear", [False, True])
+def test_a_row_scaled_block_equals_the_scaled_columns(collinear):
+    rng = np.random.default_rng(5)
+    x = np.asfortranarray(rng.standard_normal((400, 4)))
+    if collinear:  # Cholesky QR declines: the Gram-Schmidt path scales the columns itself
+        x[:, 3] = x[:, 0] + x[:, 1]
+    scale = rng.uniform(0.1, 2.0, 400)
+    before = x.copy()
+    scaled = Basis(400, capacity=5)
+    added = scaled.append(x, row_scale=scale)
+    reference = _column_by_column(scale[:, None] * x)
+    assert added == reference.k == (3 if collinear else 4)
+    np.testing.assert_allclose(scaled.q, reference.q, atol=1e-12)
+    np.testing.assert_array_equal(x, before)

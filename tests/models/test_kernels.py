@@ -92,8 +92,9 @@ def test_numba_products_equal_numpy(order, n, p):
 
 @pytest.mark.parametrize("order", ["F", "C"])
 @pytest.mark.parametrize("n", [1, 7, 300, 4200])
-def test_weighted_norms_equal_the_weighted_sums_of_squares(order, n):
-    """``sum_i w_i b_ij^2`` with both backends, against the weighted copy's squared norms."""
+def test_row_scaled_products_equal_those_of_the_scaled_copy(order, n):
+    """``(s [Q t])' B`` and ``sum_i s_i^2 b_ij^2`` with both backends, against the scaled
+    copy ``diag(s) B`` (widths that fill whole tiles and that leave a padded last tile)."""
     backends = [numpy_kernel]
     try:
         from streamreg.models.kernels import numba_kernel
@@ -103,19 +104,26 @@ def test_weighted_norms_equal_the_weighted_sums_of_squares(order, n):
     rng = np.random.default_rng(n)
     for m in (1, 3, 4, 5, 37):
         qt, x = _problem(n, m, 3, order, seed=n + m)
-        w = rng.random(n) + 0.1
-        ref = ((np.sqrt(w)[:, None] * x) ** 2).sum(0)
+        s = rng.random(n) + 0.1
+        scaled = s[:, None] * x
+        ref_norms, ref_g = (scaled**2).sum(0), qt.T @ scaled
         for backend in backends:
-            g, norm2 = backend.products(qt, x, None, w)
-            np.testing.assert_allclose(norm2, ref, rtol=1e-12, atol=0)
-            assert np.all(np.abs(g - qt.T @ x) <= 1e-12 * (np.abs(qt).T @ np.abs(x)))
+            before = x.copy()
+            g, norm2 = backend.products(qt, x, None, s)
+            np.testing.assert_allclose(norm2, ref_norms, rtol=1e-12, atol=0)
+            assert np.all(np.abs(g - ref_g) <= 1e-12 * (np.abs(qt).T @ np.abs(scaled)))
+            np.testing.assert_array_equal(x, before)
+            # given unscaled norms do not stand in for the scaled ones
+            g2, norm2_again = backend.products(qt, x, (x * x).sum(0), s)
+            np.testing.assert_allclose(norm2_again, ref_norms, rtol=1e-12, atol=0)
 
 
-def test_weights_of_the_wrong_length_are_refused():
-    numba_kernel = pytest.importorskip("streamreg.models.kernels.numba_kernel")
+@pytest.mark.parametrize("module", ["numpy_kernel", "numba_kernel"])
+def test_row_scales_of_the_wrong_length_are_refused(module):
+    backend = pytest.importorskip(f"streamreg.models.kernels.{module}")
     qt, x = _problem(20, 4, 2, "F")
-    with pytest.raises(ValueError, match=r"19 row weights for a block of 20 rows"):
-        numba_kernel.products(qt, x, None, np.ones(19))
+    with pytest.raises(ValueError, match=r"19 row scales for a block of 20 rows"):
+        backend.products(qt, x, None, np.ones(19))
 
 
 def test_numba_products_on_strided_views_and_given_norms():

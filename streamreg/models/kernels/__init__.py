@@ -104,12 +104,14 @@ def _numba() -> ModuleType:
 
 
 def block_products(q_and_target: np.ndarray, values: np.ndarray, norm2: np.ndarray | None = None,
-                   weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   row_scale: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``[Q t]' B`` (``(k + 1) x m``) and the squared norms of the block's columns.
 
     ``norm2``: the norms when the block already has them (only the products are then
-    computed); ``weights``: row weights of the squares in the norms (``sum_i w_i b_ij^2``).  Both backends give the same numbers up to the order of the floating-point
-    sums (about 1e-15 relative to the sizes of the terms summed).
+    computed); ``row_scale``: the products and norms are those of ``diag(row_scale) B``
+    (a GLM's ``W^(1/2) B``), with no scaled copy of the block.  Both backends give the same
+    numbers up to the order of the floating-point sums and products (about 1e-15 relative
+    to the sizes of the terms summed).
 
     Examples
     --------
@@ -121,5 +123,5 @@ def block_products(q_and_target: np.ndarray, values: np.ndarray, norm2: np.ndarr
     (True, True)
     """
     if kernel_for(values) == "numpy":
-        return numpy_kernel.products(q_and_target, values, norm2, weights)
-    return _numba().products(q_and_target, values, norm2, weights)
+        return numpy_kernel.products(q_and_target, values, norm2, row_scale)
+    return _numba().products(q_and_target, values, norm2, row_scale)

@@ -14,8 +14,10 @@ propagates to the norm and the scores as in numpy).  A column-ordered block is r
 place; a row-ordered block is transposed through a small buffer (a panel of
 :data:`PANEL` candidates by :data:`ROW_STRIP` rows) so that the same tile loops apply.
 
-A GLM's block is read the same way: its row weights are folded into the basis by the caller
-(``W^(1/2) [Q t]``) and into the norms here (``sum_i w_i b_ij^2``, the ``w`` argument).
+A GLM's block is read the same way: its row scale ``W^(1/2)`` multiplies each strip of the
+basis once, and its square weights the norms (``sum_i w_i b_ij^2``), in buffers of a
+strip's length, so neither the block nor the whole basis is copied (a row-ordered block is
+scaled as it is transposed).
 
 This module imports numba: it is loaded only by :mod:`.` when numba is importable, and
 nothing is compiled until the first block is scored (the compiled code is cached on disk
@@ -37,8 +39,8 @@ COL_STRIP = 2048
 #: candidates and rows of a row-ordered block transposed at once (16 x 256 doubles: 32 KiB)
 PANEL, ROW_STRIP = 64, 128
 
-#: the empty weights of an unweighted block
-_NO_WEIGHTS = np.empty(0)
+#: the empty row scale of an unweighted block
+_NO_SCALE = np.empty(0)
 
 #: reassociation lets LLVM vectorise the sums over rows; contraction allows fused multiply-adds
 _FLAGS = {"reassoc", "contract"}
@@ -137,15 +139,22 @@ def _tile4(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int
 
 
 @_compiled(inline=True)
-def _rest(qt: np.ndarray, src: np.ndarray, x0: int, q0: int, length: int, t: int, count: int,
-          g: np.ndarray, norm2: np.ndarray, jg: int, want_norms: bool, w: np.ndarray, pad: np.ndarray,
-          g4: np.ndarray, n4: np.ndarray) -> None:  # pragma: no cover - compiled
-    """:func:`_tile4` for the last ``count`` (< 4) candidates, copied into a tile padded with
-    zeros: every candidate is summed by the same loop, in the same order, wherever the block
-    boundaries fall, so its products do not depend on the block size (as numpy's do not)."""
+def _load(src: np.ndarray, x0: int, length: int, t: int, count: int,
+          pad: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Copy rows ``t .. t+count`` of ``src`` (elements ``x0 .. x0+length``) into the tile
+    ``pad``, and the rows after ``count`` (up to four) as zeros."""
     for k in range(4):
         for i in range(length):
             pad[k, i] = src[t + k, x0 + i] if k < count else 0.0
+
+
+@_compiled(inline=True)
+def _rest(qt: np.ndarray, pad: np.ndarray, q0: int, length: int, count: int, g: np.ndarray,
+          norm2: np.ndarray, jg: int, want_norms: bool, w: np.ndarray, g4: np.ndarray,
+          n4: np.ndarray) -> None:  # pragma: no cover - compiled
+    """:func:`_tile4` for the last ``count`` (< 4) candidates, loaded into ``pad`` with zeros
+    after them: every candidate is summed by the same loop, in the same order, wherever the
+    block boundaries fall, so its products do not depend on the block size (as numpy's do not)."""
     g4[:, :] = 0.0
     n4[:] = 0.0
     _tile4(qt, pad, 0, q0, length, 0, g4, n4, 0, want_norms, w)
@@ -158,26 +167,42 @@ def _rest(qt: np.ndarray, src: np.ndarray, x0: int, q0: int, length: int, t: int
 
 @_compiled()
 def products_columns(qt: np.ndarray, xt: np.ndarray, g: np.ndarray, norm2: np.ndarray,
-                     want_norms: bool, w: np.ndarray) -> None:  # pragma: no cover - compiled
-    """``g += qt @ xt.T`` and ``norm2 += (xt * xt) @ w`` (``w`` empty: ones) for ``xt`` holding
-    one candidate per row (a column-ordered block, transposed: a view); ``qt`` is ``[Q t]'``."""
+                     want_norms: bool, scale: np.ndarray) -> None:  # pragma: no cover - compiled
+    """``g += qt @ (xt * scale).T`` and ``norm2 += ((xt * scale) ** 2).sum(1)`` (``scale``
+    empty: ones) for ``xt`` holding one candidate per row (a column-ordered block,
+    transposed: a view); ``qt`` is ``[Q t]'``.  A scale multiplies each strip of the basis
+    (and squared, of the norms) once, in buffers that stay in the cache for the strip's tiles."""
     m, n = xt.shape
-    pad, g4, n4 = np.empty((4, min(n, COL_STRIP))), np.empty((qt.shape[0], 4)), np.empty(4)
+    strip = min(n, COL_STRIP)
+    pad, g4, n4 = np.empty((4, strip)), np.empty((qt.shape[0], 4)), np.empty(4)
+    scaled = scale.size > 0
+    qs = np.empty((qt.shape[0], strip if scaled else 0))
+    ws = np.empty(strip if scaled else 0)
     for i0 in range(0, n, COL_STRIP):
         length = min(COL_STRIP, n - i0)
+        if scaled:
+            for i in range(length):
+                ws[i] = scale[i0 + i] * scale[i0 + i]
+            for c in range(qt.shape[0]):
+                for i in range(length):
+                    qs[c, i] = qt[c, i0 + i] * scale[i0 + i]
+            basis, q0, w = qs, 0, ws
+        else:
+            basis, q0, w = qt, i0, ws
         t = 0
         while t + 4 <= m:
-            _tile4(qt, xt, i0, i0, length, t, g, norm2, t, want_norms, w)
+            _tile4(basis, xt, i0, q0, length, t, g, norm2, t, want_norms, w)
             t += 4
         if t < m:
-            _rest(qt, xt, i0, i0, length, t, m - t, g, norm2, t, want_norms, w, pad, g4, n4)
+            _load(xt, i0, length, t, m - t, pad)
+            _rest(basis, pad, q0, length, m - t, g, norm2, t, want_norms, w, g4, n4)
 
 
 @_compiled()
 def products_rows(qt: np.ndarray, x: np.ndarray, g: np.ndarray, norm2: np.ndarray,
-                  want_norms: bool, w: np.ndarray) -> None:  # pragma: no cover - compiled
+                  want_norms: bool, scale: np.ndarray) -> None:  # pragma: no cover - compiled
     """:func:`products_columns` for a row-ordered block ``x`` (``n x m``, rows contiguous),
-    transposed a panel at a time into a buffer that stays in the L1 cache."""
+    transposed (and scaled) a panel at a time into a buffer that stays in the L1 cache."""
     n, m = x.shape
     buf = np.empty((PANEL, ROW_STRIP + 8))
     pad, g4, n4 = np.empty((4, ROW_STRIP)), np.empty((qt.shape[0], 4)), np.empty(4)
@@ -187,18 +212,20 @@ def products_rows(qt: np.ndarray, x: np.ndarray, g: np.ndarray, norm2: np.ndarra
             length = min(ROW_STRIP, n - i0)
             for i in range(length):
                 row = x[i0 + i]
+                factor = scale[i0 + i] if scale.size else 1.0
                 for t in range(width):
-                    buf[t, i] = row[j0 + t]
+                    buf[t, i] = row[j0 + t] * factor
             t = 0
             while t + 4 <= width:
-                _tile4(qt, buf, 0, i0, length, t, g, norm2, j0 + t, want_norms, w)
+                _tile4(qt, buf, 0, i0, length, t, g, norm2, j0 + t, want_norms, _NO_SCALE)
                 t += 4
             if t < width:
-                _rest(qt, buf, 0, i0, length, t, width - t, g, norm2, j0 + t, want_norms, w, pad, g4, n4)
+                _load(buf, 0, length, t, width - t, pad)
+                _rest(qt, pad, i0, length, width - t, g, norm2, j0 + t, want_norms, _NO_SCALE, g4, n4)
 
 
 def products(q_and_target: np.ndarray, values: np.ndarray, norm2: np.ndarray | None,
-             weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+             row_scale: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`.numpy_kernel.products` in one fused pass (dense float64 ``values``, either layout).
 
     Examples
@@ -217,14 +244,16 @@ def products(q_and_target: np.ndarray, values: np.ndarray, norm2: np.ndarray | N
         raise ValueError(f"the basis has {q_and_target.shape[0]} rows and the block {n}")
     qt = np.ascontiguousarray(q_and_target.T, dtype=np.float64)
     g = np.zeros((qt.shape[0], m))
-    want_norms = norm2 is None
+    scale = _NO_SCALE if row_scale is None else np.ascontiguousarray(row_scale, dtype=np.float64)
+    if scale.size not in (0, n):
+        raise ValueError(f"{scale.size} row scales for a block of {n} rows")
+    want_norms = norm2 is None or scale.size > 0
     sums = np.zeros(m if want_norms else 0)
-    w = _NO_WEIGHTS if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
-    if w.size not in (0, n):
-        raise ValueError(f"{w.size} row weights for a block of {n} rows")
     if n and m:
         if n == 1 or values.strides[0] == values.itemsize:
-            products_columns(qt, values.T, g, sums, want_norms, w)
+            products_columns(qt, values.T, g, sums, want_norms, scale)
         else:
-            products_rows(qt, values, g, sums, want_norms, w)
-    return g, sums if norm2 is None else norm2
+            products_rows(qt, values, g, sums, want_norms, scale)
+    if want_norms or norm2 is None:
+        return g, sums
+    return g, norm2

@@ -9,9 +9,10 @@ import numpy as np
 
 
 def products(q_and_target: np.ndarray, values: np.ndarray, norm2: np.ndarray | None,
-             weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``[Q t]' B`` and the squared norms of B's columns (``norm2`` when given), each row's
-    squares weighted by ``weights`` if given (``sum_i w_i b_ij^2``).
+             row_scale: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``[Q t]' B`` and the squared norms of B's columns (``norm2`` when given); with a
+    ``row_scale`` s, those of ``diag(s) B``: ``(s [Q t])' B`` and ``sum_i s_i^2 b_ij^2``, the
+    scale folded into the basis and the norms instead of a scaled copy of the block.
 
     Examples
     --------
@@ -22,8 +23,12 @@ def products(q_and_target: np.ndarray, values: np.ndarray, norm2: np.ndarray | N
     >>> g.tolist(), norm2.tolist()
     ([[1.0, 2.0], [3.0, 4.0]], [35.0, 56.0])
     """
-    g = q_and_target.T @ values
-    if norm2 is None:
-        norm2 = np.einsum("ij,ij->j", values, values) if weights is None \
-            else np.einsum("ij,ij,i->j", values, values, weights)
-    return g, norm2
+    if row_scale is None:
+        g = q_and_target.T @ values
+        if norm2 is None:
+            norm2 = np.einsum("ij,ij->j", values, values)
+        return g, norm2
+    if len(row_scale) != values.shape[0]:
+        raise ValueError(f"{len(row_scale)} row scales for a block of {values.shape[0]} rows")
+    g = (q_and_target * row_scale[:, None]).T @ values
+    return g, np.einsum("ij,ij,i->j", values, values, row_scale * row_scale)
