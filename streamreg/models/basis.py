@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.linalg import cholesky
-from scipy.linalg.blas import dtrsm, dsyrk
+from scipy.linalg.blas import dsyrk, dtrsm
 
 #: a candidate whose residual (after projecting out the model) keeps less than this
 #: fraction of its squared norm is numerically collinear with the model and is skipped:
