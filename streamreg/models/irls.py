@@ -33,6 +33,7 @@ import numpy as np
 import statsmodels.api as sm
 
 from .irls_formulas import Formulas, formulas_for
+from .kernels import kernel_for, numba_weighted_gram
 
 #: families whose scale statsmodels fixes at 1 (``GLM.estimate_scale``)
 _UNIT_SCALE = (sm.families.Binomial, sm.families.Poisson, sm.families.NegativeBinomial)
@@ -246,7 +247,11 @@ def weighted_gram(x: np.ndarray, w: np.ndarray, working: np.ndarray) -> tuple[np
     :data:`_GRAM_ROWS` rows at a time: the weighted strip stays in the cache, where the whole
     ``n x k`` weighted copy would be written to memory and read back (a third of an
     iteration's time at n = 1e6), and one product per strip gives both (a fifth less time
-    than a product and a matrix-vector product)."""
+    than a product and a matrix-vector product).  Where the scoring kernel is numba
+    (:func:`~.kernels.kernel_for`: a large column-ordered design, or numba already loaded),
+    numba's compiled pass computes the same sums (in another order) in about half the time."""
+    if kernel_for(x) == "numba":
+        return numba_weighted_gram(x, w, working)
     n, k = x.shape
     total = np.zeros((k + 1, k + 1))
     strip = np.empty((min(max(n, 1), _GRAM_ROWS), k + 1), order="F")

@@ -44,19 +44,16 @@ from statsmodels.regression.linear_model import (
 
 from ..models import spec_of
 from ..models.base import ObservationWeights, column_scales
-from ..models.basis import cholesky_qr2
 from ..models.boundary import separated_at
 from ..models.glm import invalid_means, needs_mle_check
 from ..models.glm_fit import glm_data
 from ..models.irls import IRLSFit, irls
 from ..models.negbin import estimated_family
 from ..models.robust import NONROBUST, RobustCov
+from .glm_restart import restart
 from .inference import default_use_t
+from .tall_pinv import tall_pinv
 
-#: designs of at least this many values take their pseudo-inverse from Cholesky QR (:func:`_least_squares_fit`)
-_QR_PINV_CELLS = 1 << 18
-#: statsmodels' cut-off for the pseudo-inverse (``pinv_extended``'s ``rcond``)
-_PINV_RCOND = 1e-15
 #: rescale when column scales differ by more than this factor (below it the pseudo-inverse
 #: loses no digits that matter, and statsmodels' own results object is returned unchanged)
 _SPREAD = 2.0**20
@@ -175,28 +172,15 @@ def _ols(y: pd.Series, x: pd.DataFrame, scales: np.ndarray | None, var_weights: 
 
 def _least_squares_fit(model: Any, options: dict[str, Any]) -> Any:
     """``model.fit(**options)`` (statsmodels' pseudo-inverse method), with the pseudo-inverse of
-    a tall, well-conditioned design from a Cholesky QR factorisation.
-
-    statsmodels takes the SVD of the whole ``n x k`` design (about 0.35 s at n = 1e6 and
-    k = 6).  With ``X = Q R`` and ``R = U S V'``, ``X = (Q U) S V'`` is the same decomposition:
-    the singular values, statsmodels' cut-off (``1e-15`` of the largest,
-    :func:`statsmodels.tools.tools.pinv_extended`), the rank and ``pinv(X) = V S^+ U' Q'`` come
-    from ``R`` and ``Q``.  ``Q`` and ``R`` are found by Cholesky QR applied twice (Yamamoto et
-    al. 2015, "CholeskyQR2"), a few passes of level-3 BLAS over X, which is orthogonal to
-    machine precision while the condition number stays well below 1e8; a design near that
-    (:func:`~streamreg.models.basis.cholesky_qr2` declines) and every small one go to
-    statsmodels' own ``fit``.
-    The results object is built as ``fit`` builds it.
+    a tall, well-conditioned design from Cholesky QR (:func:`~.tall_pinv.tall_pinv`: the same
+    singular values, cut-off and rank as statsmodels' SVD of the design); small and
+    ill-conditioned designs go to statsmodels' own ``fit``.  The results object is built as
+    ``fit`` builds it.
     """
-    wexog = np.asarray(model.wexog, dtype=float)
-    factors = cholesky_qr2(wexog) if wexog.ndim == 2 and wexog.size >= _QR_PINV_CELLS \
-        and wexog.shape[0] >= 4 * wexog.shape[1] else None
-    if factors is None:
+    solved = tall_pinv(np.asarray(model.wexog, dtype=float))
+    if solved is None:
         return model.fit(**options)
-    q, r = factors
-    u, s, vt = np.linalg.svd(r)
-    inverse = np.where(s > _PINV_RCOND * s.max(), 1.0 / s, 0.0)
-    pinv = ((vt.T * inverse) @ u.T) @ q.T
+    pinv, s = solved
     model.pinv_wexog, model.wexog_singular_values = pinv, s
     model.normalized_cov_params = pinv @ pinv.T
     model.rank = np.linalg.matrix_rank(np.diag(s))
@@ -230,8 +214,7 @@ def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST, start: np.ndar
     options.update(cov.fit_kwargs())
     lean = _lean_irls(model, weights) if start is None else None
     if lean is not None:
-        restarted = model.fit(start_params=lean.params, tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER,
-                              use_t=use_t or None, **options)
+        restarted = _restart(model, lean.params, use_t, options)
         restarted.fit_history["iteration"] += lean.iterations  # iterations of both runs
         return restarted
     fit = model.fit(start_params=start, tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None,
@@ -239,9 +222,19 @@ def _glm_fit(model: Any, use_t: bool, cov: RobustCov = NONROBUST, start: np.ndar
     params = np.asarray(fit.params, dtype=float)
     if not (getattr(fit, "converged", False) and np.all(np.isfinite(params))):
         return fit  # not at an MLE (e.g. separation): nothing to gain, the warnings say so
-    restarted = model.fit(start_params=params, tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None,
-                          **options)
+    restarted = _restart(model, params, use_t, options)
     restarted.fit_history["iteration"] += fit.fit_history["iteration"]  # iterations of both runs
+    return restarted
+
+
+def _restart(model: Any, params: np.ndarray, use_t: bool, options: dict[str, Any]) -> Any:
+    """statsmodels' IRLS restarted from ``params``: :func:`~.glm_restart.restart` for a tall
+    design (its steps without an SVD of the design), statsmodels' ``fit`` otherwise."""
+    restarted = restart(model, params, tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER, use_t=use_t or None,
+                        **options)
+    if restarted is None:
+        restarted = model.fit(start_params=params, tol=_GLM_TOL, rtol=_GLM_RTOL, maxiter=_GLM_MAXITER,
+                              use_t=use_t or None, **options)
     return restarted
 
 

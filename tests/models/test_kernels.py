@@ -314,3 +314,32 @@ def test_select_statistics_do_not_depend_on_the_block_size_with_numba(monkeypatc
         # which round differently from a fresh product by ~1e-15 relative: terms exact, statistics 1e-11
         np.testing.assert_allclose(fit.history["statistic"].to_numpy(), fits[0].history["statistic"].to_numpy(),
                                    rtol=1e-11, atol=1e-14)
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+@pytest.mark.parametrize("n", [1, 255, 256, 257, 40_000])
+def test_weighted_gram_of_both_backends_equals_the_weighted_products(order, n, monkeypatch):
+    """``X'WX`` and ``X'Wz`` (IRLS's least-squares step): numpy's strips and numba's pass
+    against the products of the weighted copy, across strip boundaries of both."""
+    from streamreg.models import irls
+
+    rng = np.random.default_rng(n)
+    x = np.asarray(rng.standard_normal((n, 6)), order=order)
+    w, z = rng.random(n) + 0.01, rng.standard_normal(n)
+    ref_gram, ref_rhs = x.T @ (w[:, None] * x), x.T @ (w * z)
+    scale = np.abs(x).T @ (w[:, None] * np.abs(x))
+    monkeypatch.setattr(irls, "_GRAM_ROWS", 1000)  # several numpy strips at 40,000 rows
+    settings = ["numpy"] + (["numba"] if kernels.numba_available() else [])
+    for setting in settings:
+        monkeypatch.setenv(kernels.KERNEL_ENV, setting)
+        gram, rhs = irls.weighted_gram(x, w, z)
+        assert np.all(np.abs(gram - ref_gram) <= 1e-13 * scale), setting
+        np.testing.assert_array_equal(gram, gram.T)
+        assert np.all(np.abs(rhs - ref_rhs) <= 1e-13 * (np.abs(x).T @ (w * np.abs(z)))), setting
+
+
+def test_numba_weighted_gram_refuses_vectors_of_the_wrong_length():
+    numba_kernel = pytest.importorskip("streamreg.models.kernels.numba_kernel")
+    x = np.asfortranarray(np.ones((10, 2)))
+    with pytest.raises(ValueError, match=r"9 weights and 10 responses for a design of 10 rows"):
+        numba_kernel.weighted_gram(x, np.ones(9), np.ones(10))

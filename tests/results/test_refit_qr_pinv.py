@@ -9,14 +9,14 @@ import statsmodels.api as sm
 
 from streamreg.models.base import ObservationWeights
 from streamreg.models.robust import RobustCov
-from streamreg.results import refit as refit_module
+from streamreg.results import tall_pinv as tall_pinv_module
 from streamreg.results.refit import refit
 
 
 @pytest.fixture
 def qr_path(monkeypatch):
     """Send designs of any size through the QR path (it starts at 2**18 values)."""
-    monkeypatch.setattr(refit_module, "_QR_PINV_CELLS", 1)
+    monkeypatch.setattr(tall_pinv_module, "QR_PINV_CELLS", 1)
 
 
 def _data(n=2_000, scale=1.0):

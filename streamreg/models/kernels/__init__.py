@@ -36,7 +36,7 @@ import numpy as np
 
 from . import numpy_kernel
 
-__all__ = ["AUTO_NUMBA_CELLS", "KERNEL_ENV", "block_products", "kernel_for", "numba_available"]
+__all__ = ["AUTO_NUMBA_CELLS", "KERNEL_ENV", "block_products", "kernel_for", "numba_available", "numba_weighted_gram"]
 
 #: under ``auto``, a block this large (rows x columns) loads numba; smaller ones use numpy
 #: until some block has loaded it (32 MB of float64: numba's load is then a small share)
@@ -125,3 +125,10 @@ def block_products(q_and_target: np.ndarray, values: np.ndarray, norm2: np.ndarr
     if kernel_for(values) == "numpy":
         return numpy_kernel.products(q_and_target, values, norm2, row_scale)
     return _numba().products(q_and_target, values, norm2, row_scale)
+
+
+def numba_weighted_gram(x: np.ndarray, w: np.ndarray, working: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``X'WX`` and ``X'W working`` by numba's compiled pass (for a design :func:`kernel_for`
+    sends to numba; :func:`streamreg.models.irls.weighted_gram` asks)."""
+    result: tuple[np.ndarray, np.ndarray] = _numba().weighted_gram(x, w, working)
+    return result
