@@ -9,8 +9,7 @@ import statsmodels.api as sm
 
 from streamreg.models.base import ObservationWeights
 from streamreg.models.robust import RobustCov
-from streamreg.results import glm_restart as restart_module
-from streamreg.results import tall_pinv as tall_pinv_module
+from streamreg.results import glm_restart as restart_module, tall_pinv as tall_pinv_module
 from streamreg.results.glm_restart import restart
 from streamreg.results.refit import refit
 
