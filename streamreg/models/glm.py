@@ -48,6 +48,7 @@ from .base import (
     TESTED,
     CandidateValues,
     ObservationWeights,
+    column_scales,
     equilibrate,
     multi_column_reduction,
     skip_codes,
@@ -221,11 +222,14 @@ class GLMState:
         weights are then ``freq_weights * var_weights / (g'(mu)^2 V(mu))`` and the Pearson
         residuals ``sqrt(freq_weights * var_weights) (y - mu) / sqrt(V(mu))``, so the score
         statistic is still statsmodels' ``score_test`` of the weighted fit.
+    equilibrated : bool
+        ``fixed`` is a column-ordered float64 copy already divided by its
+        :func:`~.base.column_scales`, handed over to the state (kept, not copied).
     """
 
     def __init__(self, y: np.ndarray, fixed: np.ndarray, family: Any, *, test: str = "score",
                  weights: ObservationWeights | None = None, fixed_names: Sequence[str] | None = None,
-                 start: np.ndarray | None = None) -> None:
+                 start: np.ndarray | None = None, equilibrated: bool = False) -> None:
         self.spec = spec_of(family, as_glm=True)
         self.spec.check_test(test, allow_none=False)
         self.test = test
@@ -239,7 +243,8 @@ class GLMState:
         self.nobs = self.weights.nobs(self.n)
         # every column at a power-of-two scale: statsmodels' pinv would drop a column at 1e17
         # beside the intercept, and the state must keep the design the refit will use
-        self.x = np.asfortranarray(equilibrate(fixed))  # by column: IRLS and the LP read columns
+        # (``equilibrated``: the caller's column-ordered copy is at those scales already and is handed over)
+        self.x = fixed if equilibrated else np.asfortranarray(equilibrate(fixed))  # by column: IRLS and LP read columns
         fit = fit_glm(self.y, self.x, family, start=start, weights=self._fit_weights)
         if fit.problem == SEPARATION:
             raise ValueError("the fixed terms alone separate the response: the maximum-likelihood estimate does "
@@ -439,8 +444,9 @@ class GLMState:
         retried from statsmodels' start, :mod:`.glm_fit`).
         """
         x = stack_by_column([np.asarray(c, dtype=float).reshape(self.n, -1) for c in (fixed, *terms)])
-        start = self._projected_start(equilibrate(x)) if within else None
-        return GLMState(self.y, x, self.family, test=self.test, weights=self.weights, start=start)
+        x /= column_scales(x)  # the new state's scales, in place: the stacked copy is handed over
+        start = self._projected_start(x) if within else None
+        return GLMState(self.y, x, self.family, test=self.test, weights=self.weights, start=start, equilibrated=True)
 
     def _projected_start(self, x: np.ndarray) -> np.ndarray | None:
         """Coefficients of ``x`` (scaled as the new state scales it) fitting this model's
