@@ -134,9 +134,18 @@ class GLMData:
         if isinstance(fam, sm.families.Gaussian) and isinstance(fam.link, sm.families.links.Power) \
                 and fam.link.power == 1.0:
             scale = float(np.sum(np.power(self.y - mu, 2) * self.prior) / self.wnobs)
-        if self._bernoulli:  # statsmodels' formula without its log-gamma terms, all 0 for one trial
-            obs = self.y * np.log((mu + 1e-20) / (1 - mu + 1e-20)) + np.log(1 - mu + 1e-20)
-            return float(np.sum(obs * self._freq))
+        if self._bernoulli:  # statsmodels' formula without its log-gamma terms, all 0 for one trial,
+            # y log((mu + 1e-20) / (1 - mu + 1e-20)) + log(1 - mu + 1e-20), evaluated in place
+            obs = np.add(mu, 1e-20)
+            rest = np.subtract(1.0, mu)
+            rest += 1e-20
+            obs /= rest
+            np.log(obs, out=obs)
+            obs *= self.y
+            obs += np.log(rest, out=rest)
+            if self.freq_weights is not None:
+                obs *= self._freq
+            return float(np.sum(obs))
         return float(fam.loglike(self.y, mu, var_weights=self._var, freq_weights=self._freq, scale=scale))
 
     @cached_property
@@ -182,8 +191,8 @@ def irls(data: GLMData, start: np.ndarray | None, *, maxiter: int, tol: float, r
 def _irls(data: GLMData, start: np.ndarray | None, maxiter: int, tol: float, rtol: float,
           stop: Stop | None) -> IRLSFit | None:
     y, x, family = data.y, data.x, data.family
-    if not (np.isfinite(x).all() and np.isfinite(y).all()):
-        return None
+    if not (np.isfinite(np.sum(x)) and np.isfinite(y).all()):  # a NaN or infinity makes the sum non-finite
+        return None                                            # (an overflowing sum: statsmodels decides)
     offset = 0.0 if data.offset is None else data.offset
     if start is None:  # statsmodels' default start: the family's starting means, zero coefficients
         beta = np.zeros(x.shape[1])
@@ -206,6 +215,7 @@ def _irls(data: GLMData, start: np.ndarray | None, maxiter: int, tol: float, rto
     step = np.zeros_like(beta)
     converged = False
     iteration = 0
+    unit_dev = np.nan  # the last iterate's deviance at scale 1, where the loop computed it
     # a scalar prior weight, gap or offset of 1, 0 and 0 is not applied: n-vector passes saved, same values
     formulas = data.formulas
     for iteration in range(1, maxiter + 1):
@@ -225,11 +235,14 @@ def _irls(data: GLMData, start: np.ndarray | None, maxiter: int, tol: float, rto
             eta += offset
         mu = formulas.fitted(eta)
         dev = data.deviance(mu, scale)  # statsmodels: the history's deviance at the previous scale
+        unit_dev = dev if scale == 1.0 else np.nan
         scale = data.estimate_scale(mu)
-        if not (np.isfinite(dev) and np.isfinite(scale) and np.isfinite(mu).all()):
+        # y is finite, so the largest |mu - y| is finite exactly when every mean is
+        largest_gap = np.max(np.abs(mu - y))
+        if not (np.isfinite(dev) and np.isfinite(scale) and np.isfinite(largest_gap)):
             return None
-        if not np.max(np.abs(mu - y)) > 1e-8:  # np.allclose(mu - y, 0): statsmodels warns of
-            return None                           # perfect prediction, its case
+        if not largest_gap > 1e-8:  # np.allclose(mu - y, 0): statsmodels warns of
+            return None             # perfect prediction, its case
         converged = abs(dev_prev - dev) <= tol + rtol * abs(dev)
         dev_prev = dev
         if converged:
@@ -238,8 +251,8 @@ def _irls(data: GLMData, start: np.ndarray | None, maxiter: int, tol: float, rto
             return IRLSFit(params=beta, fittedvalues=mu, scale=scale, llf=np.nan, deviance=np.nan,
                            converged=False, iterations=iteration, start_llf=start_llf, step=step, stopped=True)
     return IRLSFit(params=beta, fittedvalues=mu, scale=scale, llf=data.loglike(mu, scale),
-                   deviance=data.deviance(mu), converged=converged, iterations=iteration,
-                   start_llf=start_llf, step=step)
+                   deviance=unit_dev if np.isfinite(unit_dev) else data.deviance(mu), converged=converged,
+                   iterations=iteration, start_llf=start_llf, step=step)
 
 
 def weighted_gram(x: np.ndarray, w: np.ndarray, working: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -272,7 +285,8 @@ def _wls_step(x: np.ndarray, w: np.ndarray, working: np.ndarray) -> np.ndarray |
     The Cholesky factor checks the system (positive definite, reciprocal condition); the
     solve is numpy's LU, whose call costs less than scipy's triangular solves at this size.
     """
-    if not (np.isfinite(w).all() and np.isfinite(working).all()) or (w < 0).any():
+    # min and max propagate a NaN: finite non-negative weights without a boolean temporary
+    if not (w.min() >= 0 and np.isfinite(w.max()) and np.isfinite(working).all()):
         return None
     gram, rhs = weighted_gram(x, w, working)
     d = np.sqrt(gram.diagonal())
