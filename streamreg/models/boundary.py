@@ -78,9 +78,15 @@ class LPRows:
     def n(self) -> int:
         return len(self.sign)
 
+    @property
+    def kept(self) -> np.ndarray:
+        """The kept columns of ``x``: ``x`` itself when every column is kept (the usual case;
+        a boolean index would copy the whole design)."""
+        return self.x if self.keep.all() else self.x[:, self.keep]
+
     def zb(self, b: np.ndarray) -> np.ndarray:
         """``z_i'b`` of every row, for ``b`` over the kept columns."""
-        return np.asarray(self.x[:, self.keep] @ (b / self.scale[self.keep]))
+        return np.asarray(self.kept @ (b / self.scale[self.keep]))
 
 
 def overlap_certified(rows: LPRows, score_factor: np.ndarray) -> bool:
@@ -104,7 +110,7 @@ def overlap_certified(rows: LPRows, score_factor: np.ndarray) -> bool:
         ineq = rows.sign != 0
         if not (np.isfinite(score_factor).all() and (lam[ineq] > 0).all()):
             return False
-        x = rows.x[:, rows.keep]
+        x = rows.kept
         inv = 1.0 / rows.scale[rows.keep]
         # the score by pairwise sums (numpy's along a contiguous axis), whose rounding is at
         # most (log2 n + 24) eps sum_i |z_ij f_i| <= that times sum_i |f_i| (|z| <= 1): with it
@@ -173,7 +179,7 @@ def a_column_separates(rows: LPRows, first: int = 0) -> bool:
     """
     cols = np.flatnonzero(rows.keep)
     cols = cols[cols >= first]
-    if cols.size == 0:
+    if cols.size == 0 or rows.n == 0:  # no rows: no total above the threshold
         return False
     # a view when the columns are a run (the usual case), so nothing n x k is gathered by row
     x = rows.x[:, cols[0]:cols[-1] + 1] if cols[-1] - cols[0] == cols.size - 1 else rows.x[:, cols]
@@ -182,8 +188,10 @@ def a_column_separates(rows: LPRows, first: int = 0) -> bool:
         a = x * rows.sign[:, None] / rows.scale[cols]  # 0 on the equality rows (sign 0)
         on_eq = (x[eq] != 0).any(axis=0) if eq.any() else np.zeros(x.shape[1], bool)
         total = a.sum(axis=0)
-        up = (a >= 0).all(axis=0) & (total > _TOL * rows.n)
-        down = (a <= 0).all(axis=0) & (-total > _TOL * rows.n)
+        # all non-negative (non-positive) by the smallest (largest) value: a NaN fails both, as in
+        # a comparison, and no boolean n x k temporary is made
+        up = (a.min(axis=0) >= 0) & (total > _TOL * rows.n)
+        down = (a.max(axis=0) <= 0) & (-total > _TOL * rows.n)
     return bool(((up | down) & ~on_eq).any())
 
 
@@ -209,7 +217,7 @@ def separated_by_cuts(rows: LPRows, near: np.ndarray | None = None) -> bool:
         return is_separated(rows.x, rows.response)
     ineq = rows.sign != 0
     inv = 1.0 / rows.scale[rows.keep]
-    x = rows.x[:, rows.keep]
+    x = rows.kept
     c = ((rows.sign[ineq] @ x[ineq]) * inv)
     chosen = np.zeros(rows.n, dtype=bool)
     chosen[np.linspace(0, rows.n - 1, min(_SAMPLE, rows.n)).astype(int)] = True

@@ -22,6 +22,9 @@ variable ``STREAMREG_KERNEL`` at each call:
 ``numba``
     numba for every dense float64 block, either layout (an error if numba is missing).
 
+The same choice sends IRLS's weighted Gram matrix ``X'WX`` (:func:`numba_weighted_gram`) to
+numba for a large column-ordered design.
+
 The plain install never imports numba: :mod:`.numba_kernel` is loaded on the first block
 the choice sends to it, and its functions are compiled then (cached on disk where the
 installed package's folder is writable).
