@@ -185,7 +185,8 @@ def a_column_separates(rows: LPRows, first: int = 0) -> bool:
     x = rows.x[:, cols[0]:cols[-1] + 1] if cols[-1] - cols[0] == cols.size - 1 else rows.x[:, cols]
     eq = rows.sign == 0
     with np.errstate(all="ignore"):
-        a = x * rows.sign[:, None] / rows.scale[cols]  # 0 on the equality rows (sign 0)
+        a = np.multiply(x, rows.sign[:, None])  # 0 on the equality rows (sign 0)
+        a /= rows.scale[cols]  # in place: one n x k temporary
         on_eq = (x[eq] != 0).any(axis=0) if eq.any() else np.zeros(x.shape[1], bool)
         total = a.sum(axis=0)
         # all non-negative (non-positive) by the smallest (largest) value: a NaN fails both, as in

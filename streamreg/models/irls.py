@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import statsmodels.api as sm
 
-from .irls_formulas import Formulas, formulas_for
+from .irls_formulas import Formulas, LogitBinomial, formulas_for
 from .kernels import kernel_for, numba_weighted_gram
 
 #: families whose scale statsmodels fixes at 1 (``GLM.estimate_scale``)
@@ -100,8 +100,12 @@ class GLMData:
         ``-2 log(mu + 1e-20)`` where ``y = 1``, ``-2 log(1 - mu + 1e-20)`` where ``y = 0``
         (doubling a sum is exact, so the factor is applied once)."""
         if self._bernoulli:
-            resid = np.subtract(1.0, mu)
-            np.copyto(resid, mu, where=self._ones)
+            if isinstance(self.formulas, LogitBinomial):  # means in [0, 1]: |(1 - y) - mu| is
+                resid = np.subtract(self._one_minus_y, mu)  # mu where y = 1 and 1 - mu where y = 0,
+                np.abs(resid, out=resid)                   # exactly, without a masked copy
+            else:
+                resid = np.subtract(1.0, mu)
+                np.copyto(resid, mu, where=self._ones)
             resid += 1e-20
             np.log(resid, out=resid)
             if self.freq_weights is not None or scale != 1.0:
@@ -147,6 +151,10 @@ class GLMData:
                 obs *= self._freq
             return float(np.sum(obs))
         return float(fam.loglike(self.y, mu, var_weights=self._var, freq_weights=self._freq, scale=scale))
+
+    @cached_property
+    def _one_minus_y(self) -> np.ndarray:
+        return np.subtract(1.0, self.y)
 
     @cached_property
     def _ones(self) -> np.ndarray:
