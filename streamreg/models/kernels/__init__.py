@@ -39,7 +39,8 @@ import numpy as np
 
 from . import numpy_kernel
 
-__all__ = ["AUTO_NUMBA_CELLS", "KERNEL_ENV", "block_products", "kernel_for", "numba_available", "numba_weighted_gram"]
+__all__ = ["AUTO_NUMBA_CELLS", "KERNEL_ENV", "block_products", "kernel_for", "numba_available",
+           "numba_irls_weights", "numba_weighted_gram", "vectors_on_numba"]
 
 #: under ``auto``, a block this large (rows x columns) loads numba; smaller ones use numpy
 #: until some block has loaded it (32 MB of float64: numba's load is then a small share)
@@ -134,4 +135,23 @@ def numba_weighted_gram(x: np.ndarray, w: np.ndarray, working: np.ndarray) -> tu
     """``X'WX`` and ``X'W working`` by numba's compiled pass (for a design :func:`kernel_for`
     sends to numba; :func:`streamreg.models.irls.weighted_gram` asks)."""
     result: tuple[np.ndarray, np.ndarray] = _numba().weighted_gram(x, w, working)
+    return result
+
+
+def vectors_on_numba(n: int) -> bool:
+    """Whether a pass over n-vectors (IRLS's working weights) runs compiled: under ``auto`` when
+    numba is already loaded (a large block or design loaded it) or the vectors hold at least
+    :data:`AUTO_NUMBA_CELLS` values; always under ``numba``; never under ``numpy``."""
+    setting = _setting()
+    if setting == "numpy":
+        return False
+    if setting == "numba":
+        return True
+    return (_numba_module is not None or n >= AUTO_NUMBA_CELLS) and numba_available()
+
+
+def numba_irls_weights(canonical: int, mu: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The working weights and response of a canonical family by numba's compiled pass (the same
+    values as numpy's, bit for bit: see :func:`.numba_kernel.irls_weights`)."""
+    result: tuple[np.ndarray, np.ndarray] = _numba().irls_weights(canonical, mu, y)
     return result
