@@ -314,7 +314,7 @@ def irls_weights(canonical: int, mu: np.ndarray, y: np.ndarray) -> tuple[np.ndar
     >>> import numpy as np
     >>> mu, y = np.array([0.2, 0.9, 1.0]), np.array([0.0, 1.0, 1.0])
     >>> w, working = irls_weights(0, mu, y)
-    >>> bool(np.allclose(w, mu * (1 - mu), rtol=1e-12, atol=1e-15)), working[0]
+    >>> bool(np.allclose(w, mu * (1 - mu), rtol=1e-12, atol=1e-15)), float(working[0])
     (True, -1.25)
     """
     if len(y) != len(mu):
