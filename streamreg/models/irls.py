@@ -13,7 +13,12 @@ iterate; only the linear algebra differs (and with it the last bits):
   the same step as statsmodels' ``beta = (X'WX)^-1 X'W z`` with the working response
   ``z = eta + g'(mu)(y - mu)``, by a Cholesky factorisation of the Jacobi-scaled ``X'WX``.
   The increment form computes the score directly, so the fixed point is exact even where
-  the factorisation is only approximate.
+  the factorisation is only approximate;
+* ``X'WX`` and ``X'Wz`` are sums over strips of rows (:func:`weighted_gram`), by numpy or,
+  for a large design, numba's compiled pass;
+* the elementwise formulas (means, weights, working response, deviance) are statsmodels'
+  own, evaluated in place for the logit binomial and log Poisson (:mod:`.irls_formulas`):
+  the same values, bit for bit.
 
 It returns None -- the caller then runs statsmodels -- whenever the iteration leaves the
 clean case: a non-finite value, a nearly singular ``X'WX`` (statsmodels' least squares

@@ -10,8 +10,8 @@ into their small side instead:
 * ``||W^(1/2) b_j||^2 = sum_i w_i b_ij^2``: weights on the squares, no temporary.
 
 Both come from the scoring kernel (:func:`~streamreg.models.kernels.block_products`): with
-numba, in the same single read of ``B`` as an unweighted block's, each tile scaled by
-``W^(1/2)`` as it is loaded (no weighted basis either).
+numba, in the same single read of ``B`` as an unweighted block's, with ``W^(1/2)`` applied
+to one strip of the basis at a time (no weighted copy of the whole basis either).
 
 Only the few columns the scorer needs by value (scales out of floating-point range,
 near-collinear columns) are weighted explicitly

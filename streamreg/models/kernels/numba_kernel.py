@@ -49,16 +49,18 @@ _NO_SCALE = np.empty(0)
 _FLAGS = {"reassoc", "contract"}
 
 
-def _compiled(inline: bool = False) -> Callable[[F], F]:
+def _compiled(inline: bool = False, exact: bool = False) -> Callable[[F], F]:
     """numba's ``njit`` with the flags above, compiled on first call and cached on disk.
 
-    numba keeps its cache beside the module, or in the user's cache folder when the
-    installed package is read-only; where neither can be written it refuses ``cache=True``
-    (RuntimeError), and the functions are then compiled anew in each process.
+    ``exact``: no fast-math flags (every operation rounded as numpy rounds it) and numpy's
+    error model (``x / 0`` is infinite, not an exception).  numba keeps its cache beside the
+    module, or in the user's cache folder when the installed package is read-only; where
+    neither can be written it refuses ``cache=True`` (RuntimeError), and the functions are
+    then compiled anew in each process.
     """
     def wrap(fn: F) -> F:
-        options: dict[str, Any] = {"nogil": True, "fastmath": _FLAGS, "boundscheck": False,
-                                   "inline": "always" if inline else "never"}
+        options: dict[str, Any] = {"nogil": True, "boundscheck": False, "inline": "always" if inline else "never"}
+        options.update({"fastmath": False, "error_model": "numpy"} if exact else {"fastmath": _FLAGS})
         try:
             return cast(F, numba.njit(cache=True, **options)(fn))
         except RuntimeError:
@@ -281,7 +283,7 @@ def weighted_gram(x: np.ndarray, w: np.ndarray, working: np.ndarray) -> tuple[np
 _EPS = float(np.finfo(float).eps)
 
 
-@numba.njit(cache=True, nogil=True, boundscheck=False, error_model="numpy")  # x / 0: inf, as numpy
+@_compiled(exact=True)
 def _irls_weights(canonical: int, mu: np.ndarray, y: np.ndarray, w: np.ndarray,
                   working: np.ndarray) -> None:  # pragma: no cover - compiled
     """The working weights and response increments of :mod:`..irls_formulas` (``canonical``
