@@ -53,10 +53,12 @@ def test_without_numba_auto_uses_numpy_and_forcing_numba_says_how_to_install(mon
     assert not kernels.numba_available()
     x = np.asfortranarray(np.ones((4, 2)))
     monkeypatch.setenv(KERNEL_ENV, "auto")
-    assert kernel_for(x) == "numpy"
+    assert kernel_for(x) == "numpy" and not kernels.vectors_on_numba(10**8)
     monkeypatch.setenv(KERNEL_ENV, "numba")
     with pytest.raises(ValueError, match=r"numba is not installed: pip install \"streamreg\[fast\]\""):
         kernel_for(x)
+    with pytest.raises(ValueError, match=r"numba is not installed: pip install \"streamreg\[fast\]\""):
+        kernels.vectors_on_numba(10)
 
 
 def test_the_plain_path_never_imports_numba(monkeypatch):
@@ -67,6 +69,10 @@ def test_the_plain_path_never_imports_numba(monkeypatch):
     x = np.asfortranarray(rng.standard_normal((60, 40)))
     y = x[:, 5] + 0.5 * rng.standard_normal(60)
     assert sr.select(y, x, passes=3, **ONE_PHASE).selected_terms == ["x5"]
+    assert kernels._numba_module is None
+    # a GLM search too: its scoring, IRLS's X'WX and working weights stay on numpy
+    yb = (x[:, 5] + 0.3 * rng.standard_normal(60) > 0).astype(float)
+    assert "x5" in sr.select(yb, x, family="binomial").selected_terms
     assert kernels._numba_module is None
 
 

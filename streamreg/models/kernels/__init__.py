@@ -146,6 +146,8 @@ def vectors_on_numba(n: int) -> bool:
     if setting == "numpy":
         return False
     if setting == "numba":
+        if not numba_available():
+            raise ValueError(f"{KERNEL_ENV}=numba, but numba is not installed: pip install \"streamreg[fast]\"")
         return True
     return (_numba_module is not None or n >= AUTO_NUMBA_CELLS) and numba_available()
 
