@@ -155,6 +155,10 @@ class GLMData:
             if self.freq_weights is not None:
                 obs *= self._freq
             return float(np.sum(obs))
+        if self.freq_weights is None and self.var_weights is None and scale == 1.0:
+            unit = self.formulas.unit_loglike(self.y, mu)
+            if unit is not None:
+                return unit
         return float(fam.loglike(self.y, mu, var_weights=self._var, freq_weights=self._freq, scale=scale))
 
     @cached_property

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import statsmodels.api as sm
+from scipy import special
 from statsmodels.genmod.families import links, varfuncs
 
 from .kernels import numba_irls_weights, vectors_on_numba
@@ -46,6 +47,11 @@ class Formulas:
 
     def unit_deviance(self, y: np.ndarray, mu: np.ndarray) -> float | None:
         """``family.deviance(y, mu)`` without weights and at scale 1, where a faster formula
+        exists; None: the caller asks statsmodels."""
+        return None
+
+    def unit_loglike(self, y: np.ndarray, mu: np.ndarray) -> float | None:
+        """``family.loglike(y, mu)`` without weights and at scale 1, where a faster formula
         exists; None: the caller asks statsmodels."""
         return None
 
@@ -79,6 +85,10 @@ class LogitBinomial(Formulas):
 class LogPoisson(Formulas):
     """The Poisson family with the log link."""
 
+    def __init__(self, family: Any):
+        super().__init__(family)
+        self._log_factorials: tuple[np.ndarray, np.ndarray] | None = None
+
     def fitted(self, eta: np.ndarray) -> np.ndarray:
         return np.exp(eta)  # links.Log.inverse
 
@@ -93,6 +103,16 @@ class LogPoisson(Formulas):
         working = np.subtract(y, mu)
         working *= deriv
         return w, working
+
+    def unit_loglike(self, y: np.ndarray, mu: np.ndarray) -> float | None:
+        # Poisson.loglike_obs: y log(mu) - mu - gammaln(y + 1), the last term computed once per response
+        if self._log_factorials is None or self._log_factorials[0] is not y:
+            self._log_factorials = (y, special.gammaln(y + 1))
+        obs = np.log(mu)
+        obs *= y
+        obs -= mu
+        obs -= self._log_factorials[1]
+        return float(np.sum(obs))
 
     def unit_deviance(self, y: np.ndarray, mu: np.ndarray) -> float | None:
         # Poisson._resid_dev: 2 (y log(clip(y / mu)) - (y - mu)); doubling the sum is exact

@@ -26,6 +26,10 @@ from scipy import stats
 
 from ..outcomes import TestOutcomes
 from .base import TESTED, CandidateValues
+from .kernels import block_products
+
+#: values of a block residualised at once in the variance pass (8 MB: a strip of rows stays in the cache)
+_STRIP_VALUES = 1 << 20
 
 __all__ = ["robust_score_block"]
 
@@ -59,14 +63,12 @@ def robust_score_block(state: Any, block: CandidateValues) -> tuple[TestOutcomes
     z = state.z_resid
     stat = np.zeros(m)
     df = np.maximum(block.widths, 1).astype(float)
-    b_all = state.sqrt_w[:, None] * values
     if (block.widths == 1).all():
-        resid = state.basis.residualise(b_all)
-        score = resid.T @ z
-        variance = (resid * resid).T @ (z * z)
+        score, variance = _single_column_parts(state, values)
         with np.errstate(divide="ignore", invalid="ignore"):
             stat = np.where((codes == TESTED) & (variance > 0), score * score / variance, 0.0)
     else:
+        b_all = state.sqrt_w[:, None] * values
         for j in np.flatnonzero(codes == TESTED):
             sl = slice(int(block.starts[j]), int(block.starts[j] + block.widths[j]))
             resid = state.basis.residualise(b_all[:, sl])
@@ -77,3 +79,32 @@ def robust_score_block(state: Any, block: CandidateValues) -> tuple[TestOutcomes
             df[j] = float(np.linalg.matrix_rank(meat))
     stat = np.where(codes == TESTED, stat, 0.0)
     return TestOutcomes(stat, df.astype(int), np.full(m, np.inf), stat.copy(), _log_sf), codes
+
+
+def _single_column_parts(state: Any, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each column's robust score ``U = x~'z`` and its variance ``V = sum_i x~_i^2 z_i^2``,
+    ``x~ = (I - QQ') W^1/2 x``, without an ``n x m`` copy of the block.
+
+    One pass of the scoring kernel gives ``C = Q' W^1/2 X`` and ``z' W^1/2 X`` (so
+    ``U = z'b - (Q'z)'c``); a second pass forms the residuals ``b - Q c`` a strip of rows at a
+    time and sums their squares weighted by ``z^2``: the same residuals as a whole-block
+    residualisation, summed in another order.
+    """
+    z = state.z_resid
+    q_and_z = state.basis.with_target(z)  # [Q z]: the state's own scoring basis
+    k = q_and_z.shape[1] - 1
+    with np.errstate(invalid="ignore", over="ignore"):
+        products, _ = block_products(q_and_z, values, None, row_scale=state.sqrt_w)
+    coords = products[:k]
+    score = products[k] - (q_and_z[:, :k].T @ z) @ coords
+    variance = np.zeros(values.shape[1])
+    rows = max(1, _STRIP_VALUES // max(values.shape[1], 1))
+    z2 = z * z
+    q = q_and_z[:, :k]
+    for start in range(0, values.shape[0], rows):
+        strip = slice(start, start + rows)
+        resid = values[strip] * state.sqrt_w[strip, None]
+        resid -= q[strip] @ coords
+        resid *= resid
+        variance += z2[strip] @ resid
+    return score, variance

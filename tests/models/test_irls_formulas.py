@@ -49,6 +49,10 @@ def test_formulas_equal_statsmodels_bit_for_bit(case, setting, monkeypatch):
         finite = np.isfinite(mu) & (mu > 0)
         unit = formulas.unit_deviance(y[finite], mu[finite])
         assert unit is None or unit == family.deviance(y[finite], mu[finite])
+        yf, muf = y[finite], mu[finite]
+        for _ in range(2):  # the second call reuses the response's log-factorials
+            llf = formulas.unit_loglike(yf, muf)
+            assert llf is None or llf == family.loglike(yf, muf)
 
 
 def test_the_bernoulli_deviance_and_likelihood_equal_the_formulas_they_replace():
