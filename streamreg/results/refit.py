@@ -17,7 +17,8 @@ least squares with an offset or ``freq_weights`` is the Gaussian ``GLM`` with ``
 GLM standard errors are those of the maximum-likelihood fit: statsmodels' IRLS returns the
 covariance of its last weighted least-squares step, whose weights are those of the means
 *before* that step, so a converged fit is restarted once from its own estimates (one more
-step, weights at the MLE).  The standard errors then equal R's ``summary.glm`` at the MLE to
+step, weights at the MLE); for a tall design the restart is :func:`~.glm_restart.restart`,
+statsmodels' iteration and results object without its SVDs of the whole design.  The standard errors then equal R's ``summary.glm`` at the MLE to
 5e-13 for binomial and Poisson fits instead of 4.4e-7 (tests/results/test_broom_reference.py), and to
 6e-10 instead of 4.6e-9 for non-canonical links, whose IRLS converges linearly.
 
