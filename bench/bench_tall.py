@@ -1,11 +1,13 @@
 """Tall data (issue 27, items 1 and 5): ``select()`` at n = 1e6, m = 200 against one pass ``X'r``.
 
-Three problems on the same column-ordered X (``bench_glm_speed.tall``: 5 true columns):
+Four problems on the same column-ordered X (``bench_glm_speed.tall``: 5 true columns):
 
 * binomial: ``y ~ Bernoulli(logistic(X beta))``, beta = +-2, ``select(y, X, family="binomial")``;
 * Gaussian: ``y = X beta + e``, beta = +-0.02 (t statistics about 20), ``select(y, X)``;
 * Poisson (``--families poisson``): ``y ~ Poisson(exp(0.5 + X beta))`` with the Gaussian's
-  beta, ``select(y, X, family="poisson")``.
+  beta, ``select(y, X, family="poisson")``;
+* negative binomial (``--families negbin``, R's ``glm.nb``: theta estimated):
+  ``y ~ NB(mean exp(0.5 + X beta), theta = 2)``, beta = +-0.05, ``select(y, X, family="negbin")``.
 
 All at the default settings (three passes).  Each run is a fresh process that makes the data,
 times the floor ``X'r`` (best of 3, after a warm-up), then resets its peak resident set (Linux:
@@ -20,7 +22,7 @@ loaded machine).  Decisions: the histories of new and before are compared -- the
 terms in the same order with the same statuses, statistics and p-values within 1e-10.
 
 Usage (from the repository root):
-    python bench/bench_tall.py --before DIR [--rounds 3] [--n 1000000] [--families binomial,gaussian,poisson] [--warm]
+    python bench/bench_tall.py --before DIR [--rounds 3] [--n 1000000] [--families binomial,gaussian,poisson,negbin] [--warm]
 
 ``--warm`` times the second ``select()`` of each process (the first pays the imports, numba's
 load and its cached kernels), as a session that selects more than once sees it.
@@ -65,6 +67,10 @@ if {family!r} == "poisson":
     rng = np.random.default_rng(5)
     y = rng.poisson(np.exp(0.5 + x[:, [7, 24, 34, 40, 147]] @ np.array([0.02, -0.02, 0.02, -0.02, 0.02])))
     y = y.astype(float)
+if {family!r} == "negbin":
+    rng = np.random.default_rng(5)
+    mu = np.exp(0.5 + x[:, [7, 24, 34, 40, 147]] @ np.array([0.05, -0.05, 0.05, -0.05, 0.05]))
+    y = rng.negative_binomial(2.0, 2.0 / (2.0 + mu)).astype(float)
 r = y - y.mean()
 x.T @ r
 floor, floor_cpu = [], []

@@ -130,6 +130,37 @@ def nb_loglik(theta: float, y: np.ndarray, mu: np.ndarray, w: np.ndarray) -> flo
     return float(np.sum(w * terms))
 
 
+def _distinct_counts(y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``y`` and the total weight of each: the digamma terms of the
+    score then cost one evaluation per distinct count, not per row.  Whole-number counts up to
+    the number of rows are tallied by ``bincount`` (one pass); other responses by ``unique``."""
+    top = float(np.max(y)) if y.size else 0.0
+    if y.size and np.min(y) >= 0 and top <= max(len(y), 1024) and np.array_equal(y, np.floor(y)):
+        counts = y.astype(np.int64)
+        present = np.bincount(counts) > 0
+        return np.flatnonzero(present).astype(float), np.bincount(counts, weights=w)[present]
+    values, where = np.unique(y, return_inverse=True)
+    return values, np.bincount(where.ravel(), weights=w, minlength=len(values))
+
+
+class _ThetaScore:
+    """:func:`theta_score` at fixed counts, means and weights, as a function of theta alone:
+    the digamma differences over the distinct counts (weighted by their total weight), the
+    rest over the rows, with what does not depend on theta computed once."""
+
+    def __init__(self, y: np.ndarray, mu: np.ndarray, w: np.ndarray):
+        self.values, self.totals = _distinct_counts(y, w)
+        self.mu, self.w = mu, w
+        self.gap = mu - y
+        self.unit = bool(np.all(w == 1.0))
+
+    def __call__(self, theta: float) -> float:
+        counts = float(self.totals @ _digamma_step(theta, self.values))
+        rows = self.gap / (self.mu + theta)
+        rows -= np.log1p(self.mu / theta)
+        return counts + float(np.sum(rows if self.unit else self.w * rows))
+
+
 def theta_ml(y: np.ndarray, mu: np.ndarray, w: np.ndarray | None = None) -> tuple[float, bool]:
     """The maximum-likelihood theta at the means ``mu``, and whether it was capped.
 
@@ -164,8 +195,10 @@ def theta_ml(y: np.ndarray, mu: np.ndarray, w: np.ndarray | None = None) -> tupl
     start = float(np.sum(w)) / spread if spread > 0 else THETA_MAX
     start = min(max(start, 1e-4), THETA_MAX)
 
+    score = _ThetaScore(y, mu, w)
+
     def score_at(log_theta: float) -> float:
-        return theta_score(math.exp(log_theta), y, mu, w)
+        return score(math.exp(log_theta))
 
     lo = hi = math.log(start)
     while score_at(lo) <= 0:  # the score is positive near 0 whenever some count is positive

@@ -73,7 +73,7 @@ def test_the_bernoulli_deviance_and_likelihood_equal_the_formulas_they_replace()
 
 def test_other_families_and_links_go_through_statsmodels():
     for family in (sm.families.Gamma(), sm.families.Binomial(sm.families.links.Probit()),
-                   sm.families.Poisson(sm.families.links.Sqrt()), sm.families.NegativeBinomial(alpha=1.0)):
+                   sm.families.Poisson(sm.families.links.Sqrt())):
         assert type(formulas_for(family)) is Formulas
     probit = sm.families.Binomial(sm.families.links.Probit())
     rng = np.random.default_rng(3)
@@ -86,3 +86,24 @@ def test_the_compiled_weights_refuse_mismatched_vectors():
     numba_kernel = pytest.importorskip("streamreg.models.kernels.numba_kernel")
     with pytest.raises(ValueError, match="3 means for 2 responses"):
         numba_kernel.irls_weights(0, np.ones(3), np.ones(2))
+
+
+@pytest.mark.parametrize("response", ["counts", "counts above n", "fractional"])
+def test_the_negative_binomial_log_likelihood_equals_statsmodels_bit_for_bit(response):
+    from streamreg.models.family_classes import NegBin
+    from streamreg.models.irls_formulas import NegativeBinomialLikelihood
+
+    rng = np.random.default_rng(9)
+    n = 5_000
+    mu = np.exp(0.5 + rng.standard_normal(n))
+    y = rng.negative_binomial(2.0, 2.0 / (2.0 + mu)).astype(float)
+    y = {"counts": y, "counts above n": y * 3001.0, "fractional": y + 0.5}[response]
+    for family in (NegBin(theta=2.3), sm.families.NegativeBinomial(alpha=0.7),
+                   sm.families.NegativeBinomial(sm.families.links.Sqrt(), alpha=0.3)):
+        data = GLMData(y, np.ones((n, 1)), family)
+        assert type(data.formulas) is NegativeBinomialLikelihood
+        for _ in range(2):  # the second call reuses the distinct counts and log-factorials
+            assert data.loglike(mu, 1.0) == float(family.loglike(y, mu))
+    freq = rng.integers(1, 3, n).astype(float)  # weighted: statsmodels' own formula
+    weighted = GLMData(y, np.ones((n, 1)), NegBin(theta=2.3), freq_weights=freq)
+    assert weighted.loglike(mu, 1.0) == float(NegBin(theta=2.3).loglike(y, mu, freq_weights=freq))
