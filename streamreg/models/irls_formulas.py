@@ -21,6 +21,7 @@ from scipy import special
 from statsmodels.genmod.families import links, varfuncs
 
 from .kernels import numba_irls_weights, vectors_on_numba
+from .theta import count_index
 
 #: statsmodels' clipping bound for means in the link derivatives and variances
 FLOAT_EPS = float(np.finfo(float).eps)
@@ -136,13 +137,8 @@ class NegativeBinomialLikelihood(Formulas):
     def _distinct(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The distinct responses, where each row's is, and ``gammaln(y + 1)`` (once per response)."""
         if self._counts is None or self._counts[0] is not y:
-            top = float(np.max(y)) if y.size else 0.0
-            if y.size and np.min(y) >= 0 and top <= max(len(y), 1024) and np.array_equal(y, np.floor(y)):
-                where = y.astype(np.int64)  # whole-number counts: each is its own index (no sort)
-                values = np.arange(int(top) + 1, dtype=float)
-            else:
-                values, where = np.unique(y, return_inverse=True)
-            self._counts = (y, values, where.ravel(), special.gammaln(y + 1))
+            values, where = count_index(y)
+            self._counts = (y, values, where, special.gammaln(y + 1))
         return self._counts[1], self._counts[2], self._counts[3]
 
     def unit_loglike(self, y: np.ndarray, mu: np.ndarray) -> float | None:

@@ -130,17 +130,30 @@ def nb_loglik(theta: float, y: np.ndarray, mu: np.ndarray, w: np.ndarray) -> flo
     return float(np.sum(w * terms))
 
 
-def _distinct_counts(y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values of ``y`` and the total weight of each: the digamma terms of the
-    score then cost one evaluation per distinct count, not per row.  Whole-number counts up to
-    the number of rows are tallied by ``bincount`` (one pass); other responses by ``unique``."""
+def count_index(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Values that cover the response and where each row's is among them: for whole-number
+    counts up to the number of rows, ``0 .. max(y)`` and the counts themselves as indices (one
+    pass, no sort); for other responses ``np.unique``'s values and inverse.
+
+    Examples
+    --------
+    >>> values, where = count_index(np.array([2.0, 0.0, 2.0, 1.0]))
+    >>> values.tolist(), where.tolist()
+    ([0.0, 1.0, 2.0], [2, 0, 2, 1])
+    """
     top = float(np.max(y)) if y.size else 0.0
     if y.size and np.min(y) >= 0 and top <= max(len(y), 1024) and np.array_equal(y, np.floor(y)):
-        counts = y.astype(np.int64)
-        present = np.bincount(counts) > 0
-        return np.flatnonzero(present).astype(float), np.bincount(counts, weights=w)[present]
+        return np.arange(int(top) + 1, dtype=float), y.astype(np.int64)
     values, where = np.unique(y, return_inverse=True)
-    return values, np.bincount(where.ravel(), weights=w, minlength=len(values))
+    return values, where.ravel()
+
+
+def _distinct_counts(y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of ``y`` and the total weight of each: the digamma terms of the
+    score then cost one evaluation per distinct count, not per row."""
+    values, where = count_index(y)
+    present = np.bincount(where, minlength=len(values)) > 0
+    return values[present], np.bincount(where, weights=w, minlength=len(values))[present]
 
 
 class _ThetaScore:
@@ -214,4 +227,4 @@ def theta_ml(y: np.ndarray, mu: np.ndarray, w: np.ndarray | None = None) -> tupl
     return math.exp(root), False
 
 
-__all__ = ["THETA_MAX", "ThetaEstimate", "nb_loglik", "theta_information", "theta_ml", "theta_score"]
+__all__ = ["THETA_MAX", "ThetaEstimate", "count_index", "nb_loglik", "theta_information", "theta_ml", "theta_score"]
