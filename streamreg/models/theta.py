@@ -15,7 +15,10 @@ the digamma difference (which itself cancels) is replaced by its asymptotic seri
 (``psi(x) ~ log x - 1/(2x) - 1/(12x^2) + 1/(120x^4) - 1/(252x^6)``, written as differences that do not
 cancel); the score then keeps its sign and digits far beyond where R's ``theta.ml`` loses
 them.  The root is found by scipy's ``brentq`` in ``log theta``, bracketed from the moment
-estimate ``n / sum w (y / mu - 1)^2`` that ``theta.ml`` starts from.
+estimate ``n / sum w (y / mu - 1)^2`` that ``theta.ml`` starts from.  Counts take few
+distinct values, so during the search the digamma differences are summed over the distinct
+counts, each weighted by its total prior weight (:func:`count_index`), and only the terms in
+``mu`` over the rows.
 
 When the score is still positive at :data:`THETA_MAX` the likelihood keeps rising towards
 the Poisson limit (the counts show no overdispersion given the means): the estimate is
