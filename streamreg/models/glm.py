@@ -313,7 +313,7 @@ class GLMState:
                 resid = self.basis.residualise(b)
                 gain[j], rank[j] = multi_column_reduction(resid, self.z_resid, float(np.sum(b * b)))
         df_resid = self.nobs - self.k - rank
-        codes = skip_codes(block, rank, df_resid)
+        codes = self.skip_codes(block, rank)
         df = np.maximum(rank, 1)
         if self.test == "score-f":
             return self._f_outcomes(gain, df, df_resid, codes), codes
@@ -323,6 +323,11 @@ class GLMState:
         stat = np.where(codes == TESTED, stat, 0.0)
         out = TestOutcomes(stat, df, np.full(m, np.inf), stat.copy(), log_sf, self._critical)
         return out, codes
+
+    def skip_codes(self, block: CandidateValues, rank: np.ndarray) -> np.ndarray:
+        """The skip code of each candidate of ``block`` from its rank after projection (collinear,
+        constant, or no residual degrees of freedom left)."""
+        return skip_codes(block, rank, self.nobs - self.k - rank)
 
     def _f_outcomes(self, gain: np.ndarray, df: np.ndarray, df_resid: np.ndarray,
                     codes: np.ndarray) -> TestOutcomes:

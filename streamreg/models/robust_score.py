@@ -25,8 +25,8 @@ import numpy as np
 from scipy import stats
 
 from ..outcomes import TestOutcomes
-from .base import TESTED, CandidateValues
-from .kernels import block_products
+from .base import TESTED, CandidateValues, gain_from_products
+from .weighted import weighted_products
 
 #: values of a block residualised at once in the variance pass (8 MB: a strip of rows stays in the cache)
 _STRIP_VALUES = 1 << 20
@@ -55,7 +55,6 @@ def robust_score_block(state: Any, block: CandidateValues) -> tuple[TestOutcomes
     >>> bool(np.isclose(out.statistic[0], (xc @ e) ** 2 / (xc ** 2 @ e ** 2)))
     True
     """
-    _, codes = state.score_block(block)  # ranks and skips exactly as the model-based test
     m = len(block)
     values = block.values
     if not isinstance(values, np.ndarray):  # a sparse block: the confirmation reads one block at a time
@@ -64,10 +63,11 @@ def robust_score_block(state: Any, block: CandidateValues) -> tuple[TestOutcomes
     stat = np.zeros(m)
     df = np.maximum(block.widths, 1).astype(float)
     if (block.widths == 1).all():
-        score, variance = _single_column_parts(state, values)
+        score, variance, codes = _single_column_parts(state, block, values)
         with np.errstate(divide="ignore", invalid="ignore"):
             stat = np.where((codes == TESTED) & (variance > 0), score * score / variance, 0.0)
     else:
+        _, codes = state.score_block(block)  # ranks and skips exactly as the model-based test
         b_all = state.sqrt_w[:, None] * values
         for j in np.flatnonzero(codes == TESTED):
             sl = slice(int(block.starts[j]), int(block.starts[j] + block.widths[j]))
@@ -81,20 +81,24 @@ def robust_score_block(state: Any, block: CandidateValues) -> tuple[TestOutcomes
     return TestOutcomes(stat, df.astype(int), np.full(m, np.inf), stat.copy(), _log_sf), codes
 
 
-def _single_column_parts(state: Any, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each column's robust score ``U = x~'z`` and its variance ``V = sum_i x~_i^2 z_i^2``,
-    ``x~ = (I - QQ') W^1/2 x``, without an ``n x m`` copy of the block.
+def _single_column_parts(state: Any, block: CandidateValues,
+                         values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each column's robust score ``U = x~'z``, its variance ``V = sum_i x~_i^2 z_i^2``
+    (``x~ = (I - QQ') W^1/2 x``) and its skip code, without an ``n x m`` copy of the block.
 
-    One pass of the scoring kernel gives ``C = Q' W^1/2 X`` and ``z' W^1/2 X`` (so
-    ``U = z'b - (Q'z)'c``); a second pass forms the residuals ``b - Q c`` a strip of rows at a
-    time and sums their squares weighted by ``z^2``: the same residuals as a whole-block
-    residualisation, summed in another order.
+    One pass of the scoring kernel gives ``C = Q' W^1/2 X``, ``z' W^1/2 X`` and the weighted
+    norms: the ranks and skip codes of the model-based score test (the same products, so the
+    same decisions), and ``U = z'b - (Q'z)'c``.  A second pass forms the residuals ``b - Q c``
+    a strip of rows at a time and sums their squares weighted by ``z^2``: the same residuals as
+    a whole-block residualisation, summed in another order.
     """
-    z = state.z_resid
+    z, root = state.z_resid, state.sqrt_w
     q_and_z = state.basis.with_target(z)  # [Q z]: the state's own scoring basis
     k = q_and_z.shape[1] - 1
-    with np.errstate(invalid="ignore", over="ignore"):
-        products, _ = block_products(q_and_z, values, None, row_scale=state.sqrt_w)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        products, norm2 = weighted_products(q_and_z, values, root)
+        _, rank = gain_from_products(q_and_z, products.copy(), norm2, lambda idx: root[:, None] * values[:, idx])
+    codes = state.skip_codes(block, rank)
     coords = products[:k]
     score = products[k] - (q_and_z[:, :k].T @ z) @ coords
     variance = np.zeros(values.shape[1])
@@ -103,8 +107,8 @@ def _single_column_parts(state: Any, values: np.ndarray) -> tuple[np.ndarray, np
     q = q_and_z[:, :k]
     for start in range(0, values.shape[0], rows):
         strip = slice(start, start + rows)
-        resid = values[strip] * state.sqrt_w[strip, None]
+        resid = values[strip] * root[strip, None]
         resid -= q[strip] @ coords
         resid *= resid
         variance += z2[strip] @ resid
-    return score, variance
+    return score, variance, codes
