@@ -72,6 +72,12 @@ def _setting() -> str:
     return value
 
 
+def _require_numba() -> None:
+    """Refuse ``STREAMREG_KERNEL=numba`` without numba, saying how to install it."""
+    if not numba_available():
+        raise ValueError(f"{KERNEL_ENV}=numba, but numba is not installed: pip install \"streamreg[fast]\"")
+
+
 def _dense_float64(values: np.ndarray) -> bool:
     return type(values) is np.ndarray and values.dtype == np.float64 and values.ndim == 2
 
@@ -89,8 +95,7 @@ def kernel_for(values: np.ndarray) -> str:
     if setting == "numpy" or not _dense_float64(values):
         return "numpy"
     if setting == "numba":
-        if not numba_available():
-            raise ValueError(f"{KERNEL_ENV}=numba, but numba is not installed: pip install \"streamreg[fast]\"")
+        _require_numba()
         return "numba"
     columns_contiguous = values.shape[0] <= 1 or values.strides[0] == values.itemsize
     worth_loading = _numba_module is not None or values.size >= AUTO_NUMBA_CELLS
@@ -146,8 +151,7 @@ def vectors_on_numba(n: int) -> bool:
     if setting == "numpy":
         return False
     if setting == "numba":
-        if not numba_available():
-            raise ValueError(f"{KERNEL_ENV}=numba, but numba is not installed: pip install \"streamreg[fast]\"")
+        _require_numba()
         return True
     return (_numba_module is not None or n >= AUTO_NUMBA_CELLS) and numba_available()
 
