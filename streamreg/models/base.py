@@ -257,15 +257,21 @@ def _reduce_single_columns(q_and_target: np.ndarray, cols: np.ndarray,
     return gain_from_products(q_and_target, g, norm2, lambda idx: cols[:, idx])
 
 
-def gain_from_products(q_and_target: np.ndarray, g: np.ndarray, norm2: np.ndarray,
+def gain_from_products(q_and_target: np.ndarray | Callable[[], np.ndarray], g: np.ndarray, norm2: np.ndarray,
                        columns: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Gain and rank from the products ``g = [Q t]' B`` and the squared norms of B's columns.
 
     The products are all most columns need; ``columns(idx)`` returns the few columns that
     need their values (scales out of floating-point range, near-collinear columns), so the
-    products may come from anywhere (here, or summed over row chunks on a cluster).
-    ``g`` may be modified; ``norm2`` (often a block's cached norms) is not.
+    products may come from anywhere (here, or summed over row chunks on a cluster).  Those
+    columns are scored against ``[Q t]``, which may be given as a function that forms it
+    (called only for them).  ``g`` may be modified; ``norm2`` (often a block's cached norms) is not.
     """
+    if callable(q_and_target):
+        form = q_and_target
+    else:
+        def form() -> np.ndarray:
+            return q_and_target
     qb, u = g[:-1], g[-1]
     wild = np.flatnonzero(~((norm2 > _SAFE_LOW) & (norm2 < _SAFE_HIGH)))
     rescaled: tuple[np.ndarray, np.ndarray] | None = None
@@ -278,7 +284,7 @@ def gain_from_products(q_and_target: np.ndarray, g: np.ndarray, norm2: np.ndarra
         wild, values = wild[nonzero], values[:, nonzero]
     if wild.size:
         sub = equilibrate(values)
-        g[:, wild] = q_and_target.T @ sub
+        g[:, wild] = form().T @ sub
         norm2 = norm2.copy()
         norm2[wild] = np.einsum("ij,ij->j", sub, sub)
         rescaled = (wild, sub)
@@ -286,11 +292,12 @@ def gain_from_products(q_and_target: np.ndarray, g: np.ndarray, norm2: np.ndarra
     redo = np.flatnonzero(d2 <= _RECOMPUTE_BELOW * norm2)
     if redo.size:
         sub = _columns_as_scored(redo, columns, rescaled)
-        q = q_and_target[:, :-1]
+        qt = form()
+        q = qt[:, :-1]
         res = sub - q @ (q.T @ sub)
         res -= q @ (q.T @ res)  # second pass: exact orthogonality even for near-collinear columns
         d2[redo] = np.einsum("ij,ij->j", res, res)
-        u[redo] = res.T @ q_and_target[:, -1]
+        u[redo] = res.T @ qt[:, -1]
     collinear = d2 <= COLLINEAR_TOL * norm2
     safe = np.where(collinear, 1.0, d2)
     gain = np.where(collinear, 0.0, u * u / safe)

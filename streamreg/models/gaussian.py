@@ -27,11 +27,11 @@ from .base import (
     gain_from_products,
     multi_column_reduction,
     skip_codes,
-    stack_by_column,
 )
 from .basis import Basis
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN
+from .kernels import block_products
 from .protocol import ComparableState
 from .rescore import KeptProducts, reduce_single_incremental
 from .robust import NONROBUST, RobustCov, RobustScorer
@@ -79,8 +79,13 @@ class GaussianState:
         if self.cov.robust and weights is not None and weights.freq_weights is not None:
             raise ValueError("a robust cov_type cannot be combined with freq_weights")
         self._critical = CachedCritical()
-        #: (the parent's basis, U) of a sub-model refitted within its parent: Q = Q_parent U
-        self._rotation: tuple[Basis, np.ndarray] | None = None
+        #: (the parent's basis, U, d) of a sub-model refitted within its parent: Q = Q_parent U
+        #: and r = r_parent + Q_parent d
+        self._rotation: tuple[Basis, np.ndarray, np.ndarray] | None = None
+        self._pending: _Pending | None = None
+        #: coordinates on the basis kept for refits within it (see :meth:`_coordinates`, :meth:`_target_coordinates`)
+        self._coordinate_memo: tuple[Basis | None, int, dict[int, tuple[object, np.ndarray]]] = (None, 0, {})
+        self._target_memo: tuple[Basis, int, np.ndarray] | None = None
         self.y = np.asarray(y, dtype=float)
         self.n = len(self.y)
         self.weights = NO_WEIGHTS if weights is None else weights
@@ -102,22 +107,65 @@ class GaussianState:
     @property
     def k(self) -> int:
         """Columns in the current design (intercept included)."""
-        return self.basis.k
+        return self._pending.k if self._pending is not None else self._basis.k
+
+    # A sub-model refitted within its parent (``refit(..., within=True)``) is pending until its
+    # n-row basis and residual are asked for: its tests of terms in the parent's span and of
+    # products the parent kept are rotations of the parent's numbers (``k``-vectors), so a
+    # backward elimination's sub-models mostly never form them.
+    @property
+    def basis(self) -> Basis:
+        if self._pending is not None:
+            self._materialise()
+        return self._basis
+
+    @basis.setter
+    def basis(self, basis: Basis) -> None:
+        self._basis = basis
+
+    @property
+    def resid(self) -> np.ndarray:
+        if self._pending is not None:
+            self._materialise()
+        return self._resid
+
+    @property
+    def _qr(self) -> np.ndarray:
+        """``[Q r]``, a view of the basis storage (valid until the next :meth:`accept`)."""
+        if self._pending is not None:
+            self._materialise()
+        return self._q_and_resid
+
+    @property
+    def _robust(self) -> RobustScorer | None:
+        if self._pending is not None:
+            self._materialise()
+        return self._robust_scorer
+
+    def _materialise(self) -> None:
+        """Form a pending sub-model's basis ``Q U`` and residual ``r + Q d``: one product."""
+        pending, self._pending = self._pending, None
+        assert pending is not None
+        self._basis = Basis(self.n, capacity=pending.k)
+        moved = self._basis.set_rotated(pending.q, pending.rotation[:-1])  # [Q U, Q d]
+        self._set_residual(moved + pending.resid, rss=self.rss)
 
     def _update_residual(self) -> None:
         resid = self.basis.residualise(self._target[:, None])[:, 0]
         # one more projection keeps r orthogonal to Q to rounding error
         self._set_residual(self.basis.residualise(resid[:, None])[:, 0])
 
-    def _set_residual(self, resid: np.ndarray) -> None:
-        self.resid = resid
-        with np.errstate(over="ignore"):
-            self.rss = float(self.resid @ self.resid)
+    def _set_residual(self, resid: np.ndarray, rss: float | None = None) -> None:
+        self._resid = resid
+        if rss is None:
+            with np.errstate(over="ignore"):
+                rss = float(resid @ resid)
+        self.rss = rss
         if not np.isfinite(self.rss):  # a response near 1e154 or beyond: its squares overflow
             raise ValueError("the residual sum of squares overflowed floating point: "
                              + (too_large("the response", self.y) or "rescale the response"))
-        self._qr = self.basis.with_target(self.resid)
-        self._robust = RobustScorer(self.basis.q, self.resid, self.cov, self.nobs) if self.cov.robust else None
+        self._q_and_resid = self._basis.with_target(resid)
+        self._robust_scorer = RobustScorer(self._basis.q, resid, self.cov, self.nobs) if self.cov.robust else None
 
     def score_block(self, block: CandidateValues) -> tuple[TestOutcomes, np.ndarray]:
         """Test every candidate of ``block`` against the current model.
@@ -130,7 +178,7 @@ class GaussianState:
         drss = np.zeros(m)
         rank = widths.astype(int).copy()
         single = widths == 1
-        if self._robust is not None:
+        if self.cov.robust:
             return self._score_robust(block)
         if single.all():
             drss, rank = self._single_columns(block)
@@ -198,6 +246,14 @@ class GaussianState:
         directions accepted since and the new residual (:mod:`.rescore`): after an
         acceptance the block's rest is rescored by one product with two columns, not ``k + 1``.
         """
+        pending = self._pending
+        if pending is not None and type(block) is CandidateBlock and pending.parent_unchanged():
+            # the parent's products, rotated: [Q_c r_c]' B = [[U d], [0 1]]' [Q r]' B
+            g, block.norm2 = block_products(pending.parent._qr, block.unchecked_values, block.norm2)
+            block.run_check()
+            values = block.unchecked_values
+            return gain_from_products(lambda: self._qr, pending.rotation.T @ g, block.sq_norms(),
+                                      lambda idx: values[:, idx])
         if self.row_weights is None and type(block) is CandidateBlock:
             return reduce_single_incremental(block, self.basis, self._qr, self.resid)
         return block.reduce_single(self._qr, self.row_weights)
@@ -216,13 +272,12 @@ class GaussianState:
         collinear with it (their constant check).
         """
         if (self._rotation is None or self._rotation[0] is not parent.basis or kept.basis is not parent.basis
-                or kept.qb.shape[0] != parent.basis.k or self._robust is not None or self.row_weights is not None):
+                or kept.qb.shape[0] != parent.basis.k or self.cov.robust or self.row_weights is not None):
             return None
-        u = self._rotation[1]
-        c = parent.basis.q.T @ parent._target
+        u, d = self._rotation[1:]
         g = np.empty((u.shape[1] + 1, kept.qb.shape[1]))
         g[:-1] = u.T @ kept.qb
-        g[-1] = kept.rb + (c - u @ (u.T @ c)) @ kept.qb
+        g[-1] = kept.rb + d @ kept.qb
         block: list[CandidateBlock] = []
 
         def values(idx: np.ndarray) -> np.ndarray:
@@ -231,7 +286,7 @@ class GaussianState:
             return block[0].values[:, idx]
 
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-            drss, rank = gain_from_products(self._qr, g, kept.norm2.copy(), values)
+            drss, rank = gain_from_products(lambda: self._qr, g, kept.norm2.copy(), values)
         if (rank == 0).any():  # the constant check reads the candidates
             return self._outcomes(block[0] if block else read(), drss, rank)
         return self._outcomes(CandidateBlock(np.empty((0, rank.size))), drss, rank)  # no values asked
@@ -289,20 +344,43 @@ class GaussianState:
         """Exact ``2 delta loglik`` of the current model over the nested ``smaller``."""
         return 2.0 * (self.loglik - smaller.loglik)
 
-    def _coordinates(self, cols: list[np.ndarray]) -> np.ndarray:
-        """``Q' X~`` for the columns ``X`` side by side, equilibrated (:func:`equilibrate`) and weighted.
+    def _coordinates(self, parts: Sequence[object]) -> np.ndarray:
+        """``Q' X~`` for the columns of ``parts`` side by side, equilibrated (:func:`equilibrate`)
+        and weighted.
 
         Unweighted and at scales within ``2**+-400``, as ``(Q' X) / s``, which needs none of the
         ``n x k`` copies: dividing by a power of two is exact and commutes with every product and
         sum while nothing under- or overflows, so the two orders differ only as BLAS's own
-        summation orders do.
+        summation orders do.  Each part's coordinates are kept while the basis does not grow:
+        the refits of a backward elimination pass the same term arrays again and again, and
+        reading the basis for each would cost more than the rest of such a refit.
         """
+        memo = self._coordinate_memo
+        if memo[0] is not self.basis or memo[1] != self.basis.k:
+            memo = self._coordinate_memo = (self.basis, self.basis.k, {})
+        kept = memo[2]
+        out = []
+        for part in parts:
+            hit = kept.get(id(part))
+            if hit is None or hit[0] is not part:  # the array itself is kept, so its id is not reused
+                hit = kept[id(part)] = (part, self._part_coordinates(np.asarray(part, dtype=float).reshape(self.n, -1)))
+            out.append(hit[1])
+        return np.concatenate(out, axis=1)
+
+    def _part_coordinates(self, values: np.ndarray) -> np.ndarray:
+        q = self.basis.q
         if self.row_weights is None:
-            scales = np.concatenate([column_scales(c) for c in cols])
+            scales = column_scales(values)
             if np.all((scales >= 2.0**-400) & (scales <= 2.0**400)):
-                q = self.basis.q
-                return np.concatenate([q.T @ c for c in cols], axis=1) / scales
-        return np.asarray(self.basis.q.T @ equilibrate(self._weighted(stack_by_column(cols))))
+                return np.asarray(q.T @ values) / scales
+        return np.asarray(q.T @ equilibrate(self._weighted(values)))
+
+    def _target_coordinates(self) -> np.ndarray:
+        """``c = Q' t`` for the (weighted) target t, kept while the basis does not grow."""
+        kept = self._target_memo
+        if kept is None or kept[0] is not self.basis or kept[1] != self.basis.k:
+            kept = self._target_memo = (self.basis, self.basis.k, self.basis.q.T @ self._target)
+        return kept[2]
 
     def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray], *, within: bool = False) -> GaussianState:
         """A new state on ``[fixed, *terms]`` (terms accepted in order); this one is unchanged.
@@ -310,25 +388,49 @@ class GaussianState:
         ``within=True`` promises that every column lies in this model's span (a sub-model, as
         in a backward elimination): the new basis is then this one's rotated, ``Q U`` with
         ``U`` the Gram-Schmidt basis of the columns' coordinates ``Q' X`` (the same
-        orthogonalisation and collinearity decisions, made on ``k``-vectors), so the refit
-        reads the ``n x k`` values once instead of ``O(k)`` times.
+        orthogonalisation and collinearity decisions, made on ``k``-vectors), and its residual
+        ``r + Q d`` with ``d = c - U U' c``, ``c = Q' t``.  The new state forms them only
+        when a test needs them: single-column candidates are scored from this state's
+        products, rotated.
         """
         if not within:
             new = GaussianState(self.y, fixed, test=self.test, weights=self.weights, cov=self.cov)
             for values in terms:
                 new.accept(values)
             return new
-        cols = [np.asarray(fixed, dtype=float).reshape(self.n, -1)]
-        cols += [np.asarray(v, dtype=float).reshape(self.n, -1) for v in terms]
-        coords = self._coordinates(cols)
+        coords = self._coordinates([fixed, *terms])
+        n_fixed = np.asarray(fixed).reshape(self.n, -1).shape[1]
         small = Basis(self.k, capacity=coords.shape[1])
-        if small.append(coords[:, : cols[0].shape[1]]) < cols[0].shape[1]:
+        if small.append(coords[:, :n_fixed]) < n_fixed:
             raise ValueError("the fixed terms are collinear")
-        for j in range(cols[0].shape[1], coords.shape[1]):
+        for j in range(n_fixed, coords.shape[1]):
             small.append(coords[:, j : j + 1])
+        u = small.q
+        # the new residual is r + Q d, d = c - U U' c (twice: orthogonal to U to rounding)
+        c = self._target_coordinates()
+        d = c - u @ (u.T @ c)
+        d -= u @ (u.T @ d)
+        rotation = np.zeros((self.k + 1, u.shape[1] + 1))
+        rotation[:-1, :-1], rotation[:-1, -1], rotation[-1, -1] = u, d, 1.0
         new = copy.copy(self)
-        new.basis = Basis(self.n, capacity=small.k)
-        new.basis.set_rotated(self.basis.q, small.q)
-        new._rotation = (self.basis, small.q)
-        new._update_residual()
+        new._coordinate_memo, new._target_memo = (None, 0, {}), None
+        new._rotation = (self.basis, u, d)
+        new._pending = _Pending(self, self.basis.q, self.resid, rotation)
+        new.rss = self.rss + float(d @ d)  # r and Q d are orthogonal
         return new
+
+
+class _Pending:
+    """What a sub-model refitted within ``parent`` needs to form its basis and residual:
+    the parent's basis columns and residual as they were (``q``, ``resid``: arrays the parent
+    replaces, never overwrites) and the ``(k + 1) x (j + 1)`` matrix ``[[U d], [0 1]]``."""
+
+    def __init__(self, parent: GaussianState, q: np.ndarray, resid: np.ndarray, rotation: np.ndarray):
+        self.parent, self.q, self.resid, self.rotation = parent, q, resid, rotation
+        self.k = rotation.shape[1] - 1
+
+    def parent_unchanged(self) -> bool:
+        """Whether the parent's ``[Q r]`` is still the one rotated (nothing accepted since)."""
+        parent = self.parent
+        return (parent._pending is None and parent._resid is self.resid and parent._basis.k == self.q.shape[1]
+                and parent.row_weights is None and not parent.cov.robust)

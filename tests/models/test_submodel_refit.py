@@ -57,6 +57,60 @@ def test_gaussian_submodel_t_test_equals_statsmodels():
     assert float(out.statistic[0]) == pytest.approx(float(ref.tvalues[-1]) ** 2, rel=1e-9)
 
 
+def _full_model(y, x, fixed):
+    full = GaussianState(y, fixed)
+    for j in range(4):
+        full.accept(x[:, j])
+    return full
+
+
+def test_gaussian_submodel_tests_a_term_of_its_parent_from_the_parents_products():
+    y, x, _ = _data(1)
+    fixed = np.ones((len(y), 1))
+    full = _full_model(y, x, fixed)
+    # a backward elimination's step: the term left out, tested against the others
+    reduced = full.refit(fixed, [x[:, 0], x[:, 2], x[:, 3]], within=True)
+    out, codes = reduced.score_block(CandidateBlock(x[:, [1]]))
+    assert reduced._pending is not None  # no n-row basis formed for this test
+    ref = sm.OLS(y, sm.add_constant(x[:, [0, 2, 3, 1]])).fit()
+    assert float(out.statistic[0]) == pytest.approx(float(ref.tvalues[-1]) ** 2, rel=1e-9)
+    assert int(codes[0]) == 0 and reduced.k == 4
+    small = sm.OLS(y, sm.add_constant(x[:, [0, 2, 3]])).fit()
+    assert reduced.rss == pytest.approx(small.ssr, rel=1e-12)
+    assert reduced.loglik == pytest.approx(small.llf, rel=1e-12)
+
+
+def test_gaussian_submodel_scores_near_copies_and_others_as_the_plain_refit():
+    y, x, cands = _data(2)
+    rng = np.random.default_rng(5)
+    fixed = np.ones((len(y), 1))
+    full = _full_model(y, x, fixed)
+    terms = [x[:, 0], x[:, 3]]
+    # a near copy of a kept term (its residual norm is recomputed from its values, which forms
+    # the sub-model's basis), a dropped term and new candidates
+    near = x[:, 0] + 1e-9 * rng.standard_normal(len(y))
+    block = np.column_stack([near, x[:, 2], cands])
+    fast, plain = full.refit(fixed, terms, within=True), full.refit(fixed, terms)
+    (a, ca), (b, cb) = fast.score_block(CandidateBlock(block)), plain.score_block(CandidateBlock(block))
+    np.testing.assert_array_equal(ca, cb)
+    np.testing.assert_allclose(a.statistic, b.statistic, rtol=1e-8)
+    assert fast._pending is None  # the near copy needed the basis
+
+
+def test_gaussian_submodel_stays_right_after_its_parent_moves_on():
+    y, x, cands = _data(3)
+    fixed = np.ones((len(y), 1))
+    full = _full_model(y, x, fixed)
+    terms = [x[:, 1], x[:, 2]]
+    fast, plain = full.refit(fixed, terms, within=True), full.refit(fixed, terms)
+    full.accept(x[:, 4])  # the parent's basis grows and its residual moves
+    (a, _), (b, _) = fast.score_block(CandidateBlock(x[:, [0, 3]])), plain.score_block(CandidateBlock(x[:, [0, 3]]))
+    np.testing.assert_allclose(a.statistic, b.statistic, rtol=1e-10)
+    np.testing.assert_allclose(fast.resid, plain.resid, rtol=1e-10, atol=1e-12 * np.abs(plain.resid).max())
+    (a, _), (b, _) = fast.score_block(CandidateBlock(cands)), plain.score_block(CandidateBlock(cands))
+    np.testing.assert_allclose(a.statistic, b.statistic, rtol=1e-10)
+
+
 def test_gaussian_submodel_with_collinear_fixed_terms_is_refused():
     y, x, _ = _data()
     fixed = np.ones((len(y), 1))
@@ -99,7 +153,13 @@ def test_basis_target_slot_is_a_view_until_the_next_append():
         np.testing.assert_array_equal(qt[:, :-1], basis.q)
     np.testing.assert_allclose(basis.q.T @ basis.q, np.eye(3), atol=1e-15)
     q, _ = np.linalg.qr(cols[:, :2])
-    rotation, _ = np.linalg.qr(rng.standard_normal((2, 2)))
-    basis.set_rotated(q, rotation)
+    t = rng.standard_normal(50)
+    u, _ = np.linalg.qr(rng.standard_normal((2, 2)))
+    d = rng.standard_normal(2)
+    rotation = np.zeros((3, 3))
+    rotation[:2, :2], rotation[:2, 2], rotation[2, 2] = u, d, 1.0
+    target = basis.set_rotated(np.column_stack([q, t]), rotation)
     assert basis.k == 2
-    np.testing.assert_allclose(basis.q, q @ rotation, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(basis.q, q @ u, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(target, t + q @ d, rtol=0, atol=1e-14)
+    assert np.shares_memory(target, basis.with_target(target))
