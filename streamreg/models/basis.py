@@ -16,6 +16,11 @@ from scipy.linalg.blas import dsyrk, dtrsm
 #: e.g. a nanosecond timestamp spread over hours (1.6e18 + 1e13 x), is still a candidate
 COLLINEAR_TOL = 1e-14
 
+#: Gram-Schmidt projects a new column out of the basis a second time only when the first
+#: projection removed more than this share of its norm (the Kahan-Parlett / DGKS criterion,
+#: "twice is enough"): otherwise one projection is orthogonal to working precision already
+REORTHOGONALISE_BELOW = 1 / np.sqrt(2)
+
 #: Cholesky QR is left to other methods where a diagonal entry of R falls below this share of
 #: its column's norm (a condition number near 1e5 or more; exact to about 1e-8 up to there)
 CHOLESKY_QR_MARGIN = 1e-5
@@ -71,8 +76,9 @@ def cholesky_qr2_in_place(q: np.ndarray) -> np.ndarray | None:
 class Basis:
     """An orthonormal basis Q of the current design's column space, grown in place.
 
-    Columns are appended by classical Gram-Schmidt with one re-orthogonalisation
-    ("twice is enough"), which keeps Q orthonormal to machine precision and makes an
+    Columns are appended by classical Gram-Schmidt, re-orthogonalised where the first
+    projection cancelled most of the column (:data:`REORTHOGONALISE_BELOW`), which keeps Q
+    orthonormal to machine precision and makes an
     acceptance cost O(n k) instead of a fresh QR.  The storage keeps one spare column, so
     that ``[Q t]`` (:meth:`with_target`) is a view, not an ``n x (k + 1)`` copy per acceptance.
     """
@@ -140,10 +146,12 @@ class Basis:
             norm0 = np.linalg.norm(v)
             if norm0 == 0:
                 continue
-            for _ in range(2):
-                q = self.q
-                v -= q @ (q.T @ v)
+            q = self.q
+            v -= q @ (q.T @ v)
             norm = np.linalg.norm(v)
+            if norm < REORTHOGONALISE_BELOW * norm0:  # cancellation: project once more
+                v -= q @ (q.T @ v)
+                norm = np.linalg.norm(v)
             if norm <= np.sqrt(COLLINEAR_TOL) * norm0:
                 continue
             if self.k + 1 == self._q.shape[1]:  # keep the spare column for the target

@@ -79,3 +79,32 @@ def test_a_row_scaled_block_equals_the_scaled_columns(collinear):
     assert added == reference.k == (3 if collinear else 4)
     np.testing.assert_allclose(scaled.q, reference.q, atol=1e-12)
     np.testing.assert_array_equal(x, before)
+
+
+@pytest.mark.parametrize("closeness", [1.0, 1e-3, 1e-6])
+def test_a_column_projected_once_or_twice_leaves_q_orthonormal(closeness):
+    """One projection where the column keeps most of its norm, two where it cancels: Q stays
+    orthonormal to rounding either way, and spans the same space as numpy's QR."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((3000, 5))
+    # the last column: a mix of the others plus a part of relative size `closeness`
+    x[:, 4] = x[:, :4] @ rng.standard_normal(4) * (1.0 - closeness) + closeness * x[:, 4]
+    b = _column_by_column(x)
+    assert b.k == 5
+    np.testing.assert_allclose(b.q.T @ b.q, np.eye(5), rtol=0, atol=2e-15)
+    q_ref, _ = np.linalg.qr(x)
+    np.testing.assert_allclose(np.abs(b.q.T @ q_ref), np.eye(5), rtol=0, atol=1e-9)
+
+
+def test_the_second_projection_runs_only_after_cancellation(monkeypatch):
+    calls = []
+    real_norm = np.linalg.norm
+    monkeypatch.setattr(basis_module.np.linalg, "norm", lambda v: calls.append(1) or real_norm(v))
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((200, 1))
+    for column, norms in ((rng.standard_normal((200, 1)), 2), (base + 1e-4 * rng.standard_normal((200, 1)), 3)):
+        b = Basis(200)
+        b.append(base)
+        calls.clear()
+        assert b.append(column) == 1
+        assert len(calls) == norms  # the column's norm, then one per projection
