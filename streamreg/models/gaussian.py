@@ -291,6 +291,13 @@ class GaussianState:
             return self._outcomes(block[0] if block else read(), drss, rank)
         return self._outcomes(CandidateBlock(np.empty((0, rank.size))), drss, rank)  # no values asked
 
+    def resume_products(self, block: CandidateValues, kept: KeptProducts) -> None:
+        """Let a re-offered ``block`` start from the products its candidates' last test kept
+        (:meth:`KeptProducts.resume`), where this model has only grown since that test."""
+        if self._pending is None and self.row_weights is None and not self.cov.robust \
+                and type(block) is CandidateBlock and block.projections is None:
+            kept.resume(block, self._basis)
+
     def _weighted(self, values: np.ndarray) -> np.ndarray:
         """Columns with every row multiplied by the square root of its prior weight."""
         return values if self.row_weights is None else self.row_weights[:, None] * values

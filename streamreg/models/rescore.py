@@ -14,7 +14,9 @@ per new direction ``q``) of each candidate's numbers:
 
 ``q' B`` is one product of the block with one vector (a matrix-vector product, one read of
 the block), where a fresh scoring multiplies the block by all ``k + 1`` columns of
-``[Q r]``.  Candidates nearly in the model's span have their residual recomputed
+``[Q r]``.  After several new directions (a block re-offered in a later pass, which starts
+from the products its last test kept) one fused pass multiplies the block by them and the
+residual, ``[Q1 r]' B``.  Candidates nearly in the model's span have their residual recomputed
 explicitly by :func:`~.base.gain_from_products`, as in a fresh scoring, and the exact
 projection on the residual it then computes is what is kept for the next update.  The
 scores equal those of a fresh scoring up to rounding (tests/models/test_rescore.py).
@@ -69,10 +71,13 @@ def reduce_single_incremental(block: CandidateBlock, basis: Basis, q_and_target:
             k0 = known.qb.shape[0]
             g = np.empty((k + 1, values.shape[1]))
             g[:k0] = known.qb
-            new = q_and_target[:, k0:k]
-            if k > k0:  # one matrix-vector product per new direction (values' layout, no copy)
-                g[k0:k] = (values.T @ new[:, 0])[None] if k == k0 + 1 else (values.T @ new).T
-            g[k] = known.rb - (new.T @ known.target) @ g[k0:k]
+            if k > k0 + 1:  # several new directions: one fused pass for them and the residual
+                g[k0:], _ = block_products(q_and_target[:, k0:], values, block.sq_norms())
+            else:  # one matrix-vector product (values' layout, no copy), r' B by the update above
+                new = q_and_target[:, k0:k]
+                if k > k0:
+                    g[k0:k] = (values.T @ new[:, 0])[None]
+                g[k] = known.rb - (new.T @ known.target) @ g[k0:k]
         else:  # a fresh scoring: one pass for the products and, the first time, the norms
             g, block.norm2 = block_products(q_and_target, values, block.norm2)
             block.run_check()
@@ -84,18 +89,26 @@ def reduce_single_incremental(block: CandidateBlock, basis: Basis, q_and_target:
         return gain, rank
 
 
+#: products kept for a re-offer in a later pass cost at most this share of the values they
+#: summarise (``k + 2`` numbers per candidate against ``n`` values): tall blocks keep them
+KEEP_FOR_REOFFER_SHARE = 1 / 256
+
+
 @dataclass(frozen=True)
 class KeptProducts:
     """Single-column candidates' products with a model's ``[Q r]``, kept after their test:
-    ``qb = Q' B`` (``k x m``), ``rb = r' B`` and the squared norms, with the :class:`Basis`
-    they belong to.  A model nested in that one scores the candidates from these numbers
-    alone (:meth:`~streamreg.models.gaussian.GaussianState.score_kept`), without reading them.
+    ``qb = Q' B`` (``k x m``), ``rb = r' B`` on the residual ``target`` and the squared norms,
+    with the :class:`Basis` they belong to.  A model nested in that one scores the candidates
+    from these numbers alone (:meth:`~streamreg.models.gaussian.GaussianState.score_kept`),
+    without reading them; the same model grown since scores them by products with its new
+    directions only (:meth:`~streamreg.models.gaussian.GaussianState.resume_products`).
     """
 
     basis: Basis
     qb: np.ndarray
     rb: np.ndarray
     norm2: np.ndarray
+    target: np.ndarray
 
     @classmethod
     def of(cls, block: object, columns: np.ndarray) -> KeptProducts | None:
@@ -104,7 +117,26 @@ class KeptProducts:
         norm2 = getattr(block, "norm2", None)
         if known is None or norm2 is None or known.qb.shape[1] != norm2.shape[0]:
             return None
-        return cls(known.basis, known.qb[:, columns], known.rb[columns], norm2[columns])
+        return cls(known.basis, known.qb[:, columns], known.rb[columns], norm2[columns], known.target)
+
+    @staticmethod
+    def small_beside(block: object) -> bool:
+        """Whether ``block``'s products are small enough beside its values to keep for a re-offer."""
+        known = getattr(block, "projections", None)
+        rows = getattr(getattr(block, "unchecked_values", None), "shape", (0,))[0]
+        return known is not None and known.qb.shape[0] + 2 <= KEEP_FOR_REOFFER_SHARE * rows
 
     def take(self, index: slice | np.ndarray) -> KeptProducts:
-        return KeptProducts(self.basis, self.qb[:, index], self.rb[index], self.norm2[index])
+        return KeptProducts(self.basis, self.qb[:, index], self.rb[index], self.norm2[index], self.target)
+
+    def resume(self, block: CandidateBlock, basis: Basis) -> bool:
+        """Give ``block`` (these candidates, read again) these products, when they belong to
+        ``basis`` as it was before it grew: its next scoring multiplies it by the new
+        directions only (:func:`reduce_single_incremental`).  False where they do not apply."""
+        if self.basis is not basis or self.qb.shape[0] > basis.k or self.qb.shape[1] != block.unchecked_values.shape[1]:
+            return False
+        block.projections = Projections(basis, self.qb, self.target, self.rb)
+        if block.norm2 is None:
+            block.norm2 = self.norm2
+        block.run_check()
+        return True

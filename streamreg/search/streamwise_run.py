@@ -220,6 +220,9 @@ class StreamwiseRun:
             # re-offered candidates tested against this very model: the same outcomes, no read
             lane.outcomes, lane.codes = kept.outcomes, np.zeros(len(buf), dtype=np.int8)
             return
+        resume = getattr(self.model, "resume_products", None)
+        if kept is not None and kept.products is not None and resume is not None and self.decoys is None:
+            resume(buf.block, kept.products)  # scored against this model before it grew: the new directions only
         lane.outcomes, lane.codes = self.model.score_block(buf.block)
         check_finite(lane.outcomes.statistic, buf, self.model.y)
         if self.decoys is not None:
@@ -311,9 +314,10 @@ class StreamwiseRun:
             # the products the block's scoring kept, when it was scored in this run (not reused)
             # and the stream holds these candidates for a confirmation
             fresh = buf.scored is None or buf.scored.token is not token or self.decoys is not None
+            # (held for a confirmation, or re-offered in the next pass where they are small)
             held = getattr(lane.stream, "holds_for_confirmation", None)
-            single = fresh and held is not None and held(buf.pass_no) and type(b) is CandidateBlock \
-                and bool((b.widths[rejected] == 1).all())
+            single = fresh and held is not None and (held(buf.pass_no) or KeptProducts.small_beside(b)) \
+                and type(b) is CandidateBlock and bool((b.widths[rejected] == 1).all())
             kept = KeptProducts.of(b, b.starts[rejected]) if single else None
             lane.stream.on_rejected(buf, rejected, ScoredAt(token, run.own.take(slice(0, rejected.size)), kept))
         return reason, decoy_won, term, lp, sub, level

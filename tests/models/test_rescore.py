@@ -8,6 +8,8 @@ from one_phase import ONE_PHASE
 import streamreg as sr
 from streamreg.models.base import CandidateBlock
 from streamreg.models.gaussian import GaussianState
+from streamreg.models.rescore import KeptProducts
+from streamreg.streams import passes
 
 
 def _ols_t(y, design, cols):
@@ -91,3 +93,60 @@ def test_select_history_equals_statsmodels(n, m, seed, block_size):
     ref = _replayed_pvalues(y, x, hist)
     np.testing.assert_allclose(hist["pvalue"].to_numpy(), ref, rtol=1e-10, atol=1e-300)
 
+
+
+def test_a_reoffered_block_resumes_from_the_products_its_last_test_kept():
+    """A block read again in a later pass starts from its kept products against the model as it
+    was, and is multiplied by the directions accepted since: the scores of a fresh scoring and
+    statsmodels' t tests."""
+    rng = np.random.default_rng(8)
+    n = 3000
+    x, extra = rng.standard_normal((n, 20)), rng.standard_normal((n, 4))
+    y = extra @ [0.4, -0.3, 0.2, 0.1] + rng.standard_normal(n)
+    state = GaussianState(y, np.ones((n, 1)))
+    first = CandidateBlock(x)
+    state.score_block(first)
+    kept = KeptProducts.of(first, np.arange(20))
+    assert kept is not None and KeptProducts.small_beside(first)
+    for j in range(4):  # four directions enter before the candidates come round again
+        state.accept(extra[:, j])
+    again = CandidateBlock(np.array(x))
+    state.resume_products(again, kept)
+    assert again.projections is not None and again.projections.qb.shape[0] == 1
+    out, codes = state.score_block(again)
+    fresh, fresh_codes = state.score_block(CandidateBlock(np.array(x)))
+    np.testing.assert_array_equal(codes, fresh_codes)
+    np.testing.assert_allclose(out.statistic, fresh.statistic, rtol=1e-12)
+    design = np.column_stack([np.ones(n), extra])
+    np.testing.assert_allclose(out.statistic, _ols_t(y, design, x) ** 2, rtol=1e-10)
+    # products of another model's basis do not apply: the block is scored afresh
+    other = GaussianState(y, np.ones((n, 1)))
+    third = CandidateBlock(np.array(x))
+    other.resume_products(third, kept)
+    assert third.projections is None
+
+
+def test_wide_blocks_keep_no_products_for_a_reoffer():
+    rng = np.random.default_rng(9)
+    state = GaussianState(rng.standard_normal(200), np.ones((200, 1)))
+    block = CandidateBlock(rng.standard_normal((200, 50)))
+    state.score_block(block)
+    assert not KeptProducts.small_beside(block)  # 3 numbers per candidate beside 200 values
+
+
+def test_select_decides_as_without_the_kept_products(monkeypatch):
+    rng = np.random.default_rng(10)
+    n, m = 6000, 90
+    x = rng.standard_normal((n, m))
+    y = x[:, [4, 30, 31, 70]] @ np.array([0.1, -0.1, 0.08, 0.1]) + rng.standard_normal(n)
+    monkeypatch.setattr(passes, "JOIN_CELLS", 1)  # re-offers stay the blocks they were (as tall ones do)
+    resumed = []
+    real = KeptProducts.resume
+    monkeypatch.setattr(KeptProducts, "resume", lambda self, b, basis: resumed.append(1) or real(self, b, basis))
+    with_kept = sr.select(y, x, block_size=30)
+    assert resumed and len(with_kept.selected_terms) >= 2  # the second pass started from the first's products
+    monkeypatch.setattr(KeptProducts, "small_beside", staticmethod(lambda block: False))
+    without = sr.select(y, x, block_size=30)
+    a, b = with_kept.history, without.history
+    assert list(a["term"]) == list(b["term"]) and list(a["status"]) == list(b["status"])
+    np.testing.assert_allclose(a["statistic"].to_numpy(float), b["statistic"].to_numpy(float), rtol=1e-10)
