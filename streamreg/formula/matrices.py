@@ -87,7 +87,7 @@ def check_fixed_values(x: np.ndarray, columns: list[str], n: int) -> None:
         )
     if k == 0:
         return
-    _, r = np.linalg.qr(x)
+    r = np.linalg.qr(x, mode="r")  # R alone: Q is not needed here
     diag = np.abs(np.diag(r))
     scale = np.linalg.norm(x, axis=0)
     bad = diag <= 1e-10 * np.maximum(scale, np.finfo(float).tiny)
