@@ -88,9 +88,8 @@ class MatrixStream(Stream):
 
         The same fancy index as a copy from an offered block, so the same values and the same
         (Fortran) layout; the norms are left to the block, as a copy's would be.  A run of
-        consecutive positions (the rejections between two acceptances) of a column-ordered
-        float matrix is a view, as the first pass's blocks are: the same layout as the copy,
-        without a copy of a tall matrix's columns."""
+        consecutive positions (the rejections between two acceptances) of a float matrix is
+        a view, as the first pass's blocks are (:func:`reread_columns`)."""
         return reread_columns(self.values, positions)
 
     def _block_norms(self, idx: slice | np.ndarray, stop: int) -> np.ndarray | None:
@@ -114,16 +113,45 @@ class MatrixStream(Stream):
         return self._norms[idx]
 
 
+#: positions re-read per run, at least, for a copy run by run (else one fancy index)
+RUN_COPY_MIN = 16
+#: values per row strip of such a copy (8 MiB ... 1 MiB): the strip's rows stay in the cache
+#: while they are written out column by column
+STRIP_VALUES = 1 << 17
+
+
 def reread_columns(values: np.ndarray, positions: np.ndarray) -> CandidateBlock:
-    """Columns ``positions`` of ``values`` as a fresh block: a view when they are a run of
-    consecutive columns of a column-ordered float64 matrix (what a copy would hold, in the
-    same layout, without copying a tall matrix's columns), else a float copy."""
+    """Columns ``positions`` of ``values`` as a fresh block, holding what numpy's fancy index
+    ``values[:, positions]`` holds, in its layout (column-ordered), so that a re-read scores
+    bit for bit as a copy kept at the rejection.
+
+    A run of consecutive columns of a column-ordered float64 matrix is a view (as the first
+    pass's blocks are).  From a row-ordered matrix, a few runs are copied a strip of rows at
+    a time: a fancy index gathers there element by element across the rows, about five times
+    slower.
+    """
     pos = np.asarray(positions)
-    if pos.size and pos[-1] - pos[0] == pos.size - 1 and (np.diff(pos) == 1).all():
+    breaks = np.flatnonzero(np.diff(pos) != 1) + 1
+    if pos.size and not breaks.size:
         view = values[:, int(pos[0]):int(pos[-1]) + 1]
         if view.dtype == np.float64 and view.flags.f_contiguous:
             return CandidateBlock(view)
+    if pos.size and values.ndim == 2 and not values.flags.f_contiguous and breaks.size < pos.size // RUN_COPY_MIN:
+        return CandidateBlock(_runs_column_ordered(values, pos, breaks))
     return CandidateBlock(np.asarray(values[:, positions], dtype=float))
+
+
+def _runs_column_ordered(values: np.ndarray, pos: np.ndarray, breaks: np.ndarray) -> np.ndarray:
+    """``values[:, pos]`` as a column-ordered float64 copy, ``pos`` a few runs (split at ``breaks``)."""
+    n = values.shape[0]
+    out = np.empty((n, pos.size), order="F")
+    runs = [(a, b, int(pos[a])) for a, b in zip(np.r_[0, breaks].tolist(), np.r_[breaks, pos.size].tolist())]
+    strip = max(64, STRIP_VALUES // pos.size)
+    for i0 in range(0, n, strip):
+        rows = slice(i0, min(i0 + strip, n))
+        for a, b, first in runs:
+            out[rows, a:b] = values[rows, first:first + b - a]
+    return out
 
 
 def _refuse_nonfinite(stream: str, names: Sequence[str], block: CandidateBlock) -> None:

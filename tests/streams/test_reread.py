@@ -1,0 +1,42 @@
+"""Re-reading re-offered candidates by position (streams/arrays.py: reread_columns): the values a
+fancy index gives, read where they lie when they are one run, copied run by run when a few."""
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import streamreg as sr
+from streamreg.streams.arrays import reread_columns
+from streamreg.streams.passes import PassesStream
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+@pytest.mark.parametrize("positions", [np.r_[0:100, 102:150, 153:300], np.r_[5:40], np.arange(0, 300, 3), np.r_[7]])
+def test_a_reread_holds_the_fancy_index_values(order, dtype, positions):
+    rng = np.random.default_rng(0)
+    x = np.asarray(rng.standard_normal((50, 300)) * 10, order=order).astype(dtype)
+    block = reread_columns(x, positions)
+    np.testing.assert_array_equal(block.values, np.asarray(x[:, positions], dtype=float))
+    assert block.values.dtype == np.float64
+    one_run = bool((np.diff(positions) == 1).all())
+    assert np.shares_memory(block.values, x) == (one_run and dtype is np.float64 and order == "F")
+    assert block.values.flags.f_contiguous  # the fancy index's layout: a re-read scores as a copy
+
+
+def test_rereads_of_a_row_ordered_matrix_decide_as_copies(monkeypatch):
+    """Re-offered runs of a C-ordered matrix, copied a strip of rows at a time: the history of
+    re-offers that keep copies of their values, bit for bit."""
+    rng = np.random.default_rng(1)
+    n, m = 400, 500
+    x = rng.normal(size=(n, m))
+    eta = x[:, rng.choice(m, 8, replace=False)] @ np.linspace(0.25, 0.6, 8)
+    y = (rng.random(n) < 1 / (1 + np.exp(-2 * eta))).astype(float)
+    new = sr.select(y, x, family="binomial", passes=3)
+    on_rejected = PassesStream.on_rejected
+    monkeypatch.setattr(PassesStream, "on_rejected", lambda self, block, positions, scored=None: on_rejected(
+        self, dataclasses.replace(block, positions=None), positions, scored))
+    old = sr.select(y, x, family="binomial", passes=3)
+    assert (new.history["pass"] > 1).sum() > 0 and len(new.selected_terms) >= 3
+    pd.testing.assert_frame_equal(new.history, old.history, check_exact=True)
