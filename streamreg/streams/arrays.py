@@ -115,43 +115,30 @@ class MatrixStream(Stream):
 
 #: positions re-read per run, at least, for a copy run by run (else one fancy index)
 RUN_COPY_MIN = 16
-#: values per row strip of such a copy (8 MiB ... 1 MiB): the strip's rows stay in the cache
-#: while they are written out column by column
-STRIP_VALUES = 1 << 17
 
 
 def reread_columns(values: np.ndarray, positions: np.ndarray) -> CandidateBlock:
-    """Columns ``positions`` of ``values`` as a fresh block, holding what numpy's fancy index
-    ``values[:, positions]`` holds, in its layout (column-ordered), so that a re-read scores
-    bit for bit as a copy kept at the rejection.
+    """Columns ``positions`` of ``values`` as a fresh block, holding the values of numpy's
+    fancy index ``values[:, positions]``.
 
-    A run of consecutive columns of a column-ordered float64 matrix is a view (as the first
-    pass's blocks are).  From a row-ordered matrix, a few runs are copied a strip of rows at
-    a time: a fancy index gathers there element by element across the rows, about five times
-    slower.
+    A run of consecutive columns of a float64 matrix is a view, as the first pass's blocks
+    are, in either layout: a copy out of a row-ordered matrix into the fancy index's
+    column-ordered layout costs about as much as scoring the columns where they lie.  A few
+    runs are copied run by run in the matrix's own layout (the fancy index gathers element by
+    element across a row-ordered matrix's rows, five times slower).  A block read in place
+    from a row-ordered matrix is scored row-ordered, so its statistics may differ in the last
+    digits from those of a column-ordered copy of the same values.
     """
     pos = np.asarray(positions)
     breaks = np.flatnonzero(np.diff(pos) != 1) + 1
-    if pos.size and not breaks.size:
-        view = values[:, int(pos[0]):int(pos[-1]) + 1]
-        if view.dtype == np.float64 and view.flags.f_contiguous:
-            return CandidateBlock(view)
-    if pos.size and values.ndim == 2 and not values.flags.f_contiguous and breaks.size < pos.size // RUN_COPY_MIN:
-        return CandidateBlock(_runs_column_ordered(values, pos, breaks))
+    if pos.size and not breaks.size and values.dtype == np.float64:
+        return CandidateBlock(values[:, int(pos[0]):int(pos[-1]) + 1])
+    if pos.size and values.ndim == 2 and values.flags.c_contiguous and breaks.size < pos.size // RUN_COPY_MIN:
+        out = np.empty((values.shape[0], pos.size))
+        for a, b in zip(np.r_[0, breaks].tolist(), np.r_[breaks, pos.size].tolist()):
+            out[:, a:b] = values[:, int(pos[a]):int(pos[b - 1]) + 1]
+        return CandidateBlock(out)
     return CandidateBlock(np.asarray(values[:, positions], dtype=float))
-
-
-def _runs_column_ordered(values: np.ndarray, pos: np.ndarray, breaks: np.ndarray) -> np.ndarray:
-    """``values[:, pos]`` as a column-ordered float64 copy, ``pos`` a few runs (split at ``breaks``)."""
-    n = values.shape[0]
-    out = np.empty((n, pos.size), order="F")
-    runs = [(a, b, int(pos[a])) for a, b in zip(np.r_[0, breaks].tolist(), np.r_[breaks, pos.size].tolist())]
-    strip = max(64, STRIP_VALUES // pos.size)
-    for i0 in range(0, n, strip):
-        rows = slice(i0, min(i0 + strip, n))
-        for a, b, first in runs:
-            out[rows, a:b] = values[rows, first:first + b - a]
-    return out
 
 
 def _refuse_nonfinite(stream: str, names: Sequence[str], block: CandidateBlock) -> None:

@@ -5,7 +5,8 @@ DataFrames, formula streams, generated columns) keep their positions and re-read
 when a re-offer is taken; generators keep a copy.  The ``copying`` runs force the copy for
 every stream (the behaviour before positions), and everything the search reports -- the
 history with its ``pass`` column, the selected table, per-stream counts, coefficients --
-must be bit-identical for every block size.
+must be the same for every block size: bit for bit where the matrix is column-ordered, the
+decisions exactly and the statistics to rounding where a row-ordered one is read in place.
 """
 from __future__ import annotations
 
@@ -81,11 +82,22 @@ def copying(monkeypatch):
     return run
 
 
-def _assert_same(new, old) -> None:
-    pd.testing.assert_frame_equal(new.history, old.history, check_exact=True)
-    pd.testing.assert_frame_equal(new.selected, old.selected, check_exact=True)
+#: cases whose matrices are column-ordered (data frames): a re-read is a view in the layout of
+#: a copy, so the two searches agree bit for bit.  A row-ordered matrix's re-reads are read in
+#: place, row-ordered, where a copy is column-ordered: the same decisions, statistics equal to
+#: rounding (their sums are ordered differently)
+COLUMN_ORDERED = {"frame-random-order", "formula", "formula-single-stream"}
+
+
+def _assert_same(new, old, exact: bool = True) -> None:
+    close = {"check_exact": True} if exact else {"check_exact": False, "rtol": 1e-10, "atol": 1e-12}
+    pd.testing.assert_frame_equal(new.history, old.history, **close)
+    pd.testing.assert_frame_equal(new.selected, old.selected, **close)
     pd.testing.assert_frame_equal(new.per_stream, old.per_stream, check_exact=True)
-    pd.testing.assert_series_equal(new.params, old.params, check_exact=True)
+    pd.testing.assert_series_equal(new.params, old.params, **close)
+    for col in ("term", "status", "pass", "stream"):
+        if col in new.history:
+            pd.testing.assert_series_equal(new.history[col], old.history[col], check_exact=True)
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -94,7 +106,7 @@ def _assert_same(new, old) -> None:
 def test_positions_match_copies(copying, case, passes, block_size):
     old = copying(case, block_size, passes)
     new = CASES[case](block_size, passes)
-    _assert_same(new, old)
+    _assert_same(new, old, exact=case in COLUMN_ORDERED)
     assert new.history["pass"].max() == passes  # every pass was reached
 
 
