@@ -103,18 +103,17 @@ class Basis:
             return b.copy()
         return b - q @ (q.T @ b)
 
-    def set_rotated(self, q_and_target: np.ndarray, rotation: np.ndarray) -> np.ndarray:
-        """Make ``q_and_target @ rotation`` the basis, all but its last column, which is
-        returned: the new target (a view of the storage, valid until the next :meth:`append`).
+    def set_rotated(self, q: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+        """Make the first ``j`` columns of ``q @ rotation`` the basis and return its last one
+        (a view of the storage, valid until the next :meth:`append`).
 
-        ``q_and_target`` is ``[Q t]`` of another basis, ``rotation`` a ``(k + 1) x (j + 1)``
-        matrix whose first j columns are orthonormal with a zero last row: one product then
-        rotates the basis and moves the target, in one read of the other basis.
+        With ``q`` another basis and ``rotation = [U d]`` (``U``: ``j`` orthonormal columns),
+        one product, one read of ``q``, gives the rotated basis ``q U`` and the vector ``q d``.
         """
         k = rotation.shape[1] - 1
         if k + 1 > self._q.shape[1]:
             self._q = np.empty((self._q.shape[0], k + 1), order="F")
-        np.matmul(q_and_target, rotation, out=self._q[:, : k + 1])
+        np.matmul(q, rotation, out=self._q[:, : k + 1])
         self.k = k
         return self._q[:, k]
 

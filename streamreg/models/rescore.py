@@ -120,11 +120,10 @@ class KeptProducts:
         return cls(known.basis, known.qb[:, columns], known.rb[columns], norm2[columns], known.target)
 
     @staticmethod
-    def small_beside(block: object) -> bool:
+    def small_beside(block: CandidateBlock) -> bool:
         """Whether ``block``'s products are small enough beside its values to keep for a re-offer."""
-        known = getattr(block, "projections", None)
-        rows = getattr(getattr(block, "unchecked_values", None), "shape", (0,))[0]
-        return known is not None and known.qb.shape[0] + 2 <= KEEP_FOR_REOFFER_SHARE * rows
+        known = block.projections
+        return known is not None and known.qb.shape[0] + 2 <= KEEP_FOR_REOFFER_SHARE * block.unchecked_values.shape[0]
 
     def take(self, index: slice | np.ndarray) -> KeptProducts:
         return KeptProducts(self.basis, self.qb[:, index], self.rb[index], self.norm2[index], self.target)

@@ -316,8 +316,8 @@ class StreamwiseRun:
             fresh = buf.scored is None or buf.scored.token is not token or self.decoys is not None
             # (held for a confirmation, or re-offered in the next pass where they are small)
             held = getattr(lane.stream, "holds_for_confirmation", None)
-            single = fresh and held is not None and (held(buf.pass_no) or KeptProducts.small_beside(b)) \
-                and type(b) is CandidateBlock and bool((b.widths[rejected] == 1).all())
+            single = fresh and held is not None and type(b) is CandidateBlock \
+                and (held(buf.pass_no) or KeptProducts.small_beside(b)) and bool((b.widths[rejected] == 1).all())
             kept = KeptProducts.of(b, b.starts[rejected]) if single else None
             lane.stream.on_rejected(buf, rejected, ScoredAt(token, run.own.take(slice(0, rejected.size)), kept))
         return reason, decoy_won, term, lp, sub, level

@@ -86,10 +86,10 @@ class MatrixStream(Stream):
     def reread(self, positions: np.ndarray) -> CandidateBlock:
         """Columns ``positions`` of the matrix, as a fresh block (the values are still here).
 
-        The same fancy index as a copy from an offered block, so the same values and the same
-        (Fortran) layout; the norms are left to the block, as a copy's would be.  A run of
-        consecutive positions (the rejections between two acceptances) of a float matrix is
-        a view, as the first pass's blocks are (:func:`reread_columns`)."""
+        The values a copy from an offered block holds; the norms are left to the block, as a
+        copy's would be.  A run of consecutive positions (the rejections between two
+        acceptances) of a float matrix is a view, as the first pass's blocks are
+        (:func:`reread_columns`)."""
         return reread_columns(self.values, positions)
 
     def _block_norms(self, idx: slice | np.ndarray, stop: int) -> np.ndarray | None:
