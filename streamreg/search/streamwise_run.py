@@ -319,6 +319,8 @@ class StreamwiseRun:
             single = fresh and held is not None and type(b) is CandidateBlock \
                 and (held(buf.pass_no) or KeptProducts.small_beside(b)) and bool((b.widths[rejected] == 1).all())
             kept = KeptProducts.of(b, b.starts[rejected]) if single else None
+            if not fresh and buf.scored is not None and buf.scored.products is not None:
+                kept = buf.scored.products.take(rejected)  # outcomes reused: so are the products behind them
             lane.stream.on_rejected(buf, rejected, ScoredAt(token, run.own.take(slice(0, rejected.size)), kept))
         return reason, decoy_won, term, lp, sub, level
 

@@ -150,3 +150,25 @@ def test_select_decides_as_without_the_kept_products(monkeypatch):
     a, b = with_kept.history, without.history
     assert list(a["term"]) == list(b["term"]) and list(a["status"]) == list(b["status"])
     np.testing.assert_allclose(a["statistic"].to_numpy(float), b["statistic"].to_numpy(float), rtol=1e-10)
+
+
+def test_outcomes_reused_in_the_last_pass_keep_their_products_for_the_confirmation(monkeypatch):
+    """Candidates rejected against the final screened model in the first pass are not scored
+    again in the second (same model): they keep the first pass's products, so a confirmation
+    that drops screened terms scores them from products instead of reading them again."""
+    rng = np.random.default_rng(0)
+    n, m = 4000, 120
+    x = np.asfortranarray(rng.standard_normal((n, m)))
+    y = x[:, [20, 100]] @ np.array([2.6 / np.sqrt(n), 0.2]) + rng.standard_normal(n)
+    joined = sr.select(y, x, block_size=40)
+    monkeypatch.setattr(passes, "JOIN_CELLS", 1)  # re-offers stay the blocks they were (as tall ones do)
+    reads = []
+    real = passes.PassesStream.read
+    monkeypatch.setattr(passes.PassesStream, "read", lambda self, entry: reads.append(len(entry)) or real(self, entry))
+    fit = sr.select(y, x, block_size=40)
+    h = fit.history
+    assert (h["status"].astype(str) == "screened in").sum() > len(fit.selected_terms)  # the confirmation dropped some
+    assert sum(reads) == int((h["pass"] == 2).sum())  # the second pass read its re-offers; the confirmation none
+    assert list(h["term"]) == list(joined.history["term"]) and list(h["status"]) == list(joined.history["status"])
+    np.testing.assert_allclose(h["statistic"].to_numpy(float), joined.history["statistic"].to_numpy(float),
+                               rtol=1e-10, atol=1e-12)
