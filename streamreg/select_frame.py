@@ -91,8 +91,13 @@ def with_selected(accepted: Sequence[AcceptedTerm], frame: pd.DataFrame, reserve
             owner[c] = t.stream
         names.extend(term_name(c) for c in cols)
     if new_columns and all(dt == np.float64 for dt in frame.dtypes.to_numpy()):  # one float block: no concat
-        values = np.column_stack([frame.to_numpy(), *new_columns.values()])
-        frame = pd.DataFrame(values, index=frame.index, columns=[*frame.columns, *new_columns])
+        # column-ordered and handed over (copy=False): pandas keeps such an array as its block
+        # where a row-ordered one would be transposed into a second copy
+        values = np.empty((len(frame), frame.shape[1] + len(new_columns)), order="F")
+        values[:, : frame.shape[1]] = frame.to_numpy()
+        for j, v in enumerate(new_columns.values(), start=frame.shape[1]):
+            values[:, j] = v
+        frame = pd.DataFrame(values, index=frame.index, columns=[*frame.columns, *new_columns], copy=False)
     elif new_columns:
         frame = pd.concat([frame, pd.DataFrame(new_columns, index=frame.index)], axis=1)
     return frame, names
@@ -114,8 +119,8 @@ def selected_design(fixed_values: np.ndarray, fixed_names: list[str], accepted: 
     if any(t.values.shape[1] != 1 or [name] != list(t.columns) for t, name in zip(accepted, names)):
         return None
     k = fixed_values.shape[1]
-    values = np.empty((len(frame), k + len(names)))
+    values = np.empty((len(frame), k + len(names)), order="F")  # handed over as pandas' block (copy=False)
     values[:, :k] = fixed_values
     for j, t in enumerate(accepted):
         values[:, k + j] = t.values[:, 0]
-    return pd.DataFrame(values, index=frame.index, columns=[*fixed_names, *names])
+    return pd.DataFrame(values, index=frame.index, columns=[*fixed_names, *names], copy=False)
