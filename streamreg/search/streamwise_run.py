@@ -311,10 +311,11 @@ class StreamwiseRun:
         rejected = used if run.accept_at is None else used[:-1]  # the last one decided otherwise
         if rejected.size:
             b = buf.block
-            # the products the block's scoring kept, when it was scored in this run (not reused)
-            # and the stream holds these candidates for a confirmation
+            # the products the block's scoring kept, when it was scored in this run and the
+            # stream holds these candidates for a confirmation, or re-offers them in the next pass
+            # where the products are small beside the values (tall blocks); outcomes reused from
+            # a pass against this same model keep the products they came with
             fresh = buf.scored is None or buf.scored.token is not token or self.decoys is not None
-            # (held for a confirmation, or re-offered in the next pass where they are small)
             held = getattr(lane.stream, "holds_for_confirmation", None)
             single = fresh and held is not None and type(b) is CandidateBlock \
                 and (held(buf.pass_no) or KeptProducts.small_beside(b)) and bool((b.widths[rejected] == 1).all())
