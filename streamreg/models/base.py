@@ -100,6 +100,10 @@ class Projections:
         """The products of the columns from ``col0`` on."""
         return Projections(self.basis, self.qb[:, col0:], self.target, self.rb[col0:])
 
+    def head(self, col1: int) -> Projections:
+        """The products of the columns before ``col1``."""
+        return Projections(self.basis, self.qb[:, :col1], self.target, self.rb[:col1])
+
 
 class CandidateBlock:
     """``m`` candidate terms in memory, stacked column-wise into one ``n x sum(d)`` matrix.
@@ -224,6 +228,14 @@ class CandidateBlock:
         norm2 = None if self.norm2 is None else self.norm2[col0:]
         out = CandidateBlock(self.values[:, col0:], self.widths[start:], norm2)
         out.projections = None if self.projections is None else self.projections.tail(col0)
+        return out
+
+    def head(self, stop: int) -> CandidateBlock:
+        """The terms before position ``stop`` (a view; cached norms and products are kept)."""
+        col1 = int(self.starts[stop]) if stop < len(self) else self.values.shape[1]
+        norm2 = None if self.norm2 is None else self.norm2[:col1]
+        out = CandidateBlock(self.values[:, :col1], self.widths[:stop], norm2)
+        out.projections = None if self.projections is None else self.projections.head(col1)
         return out
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 
 import numpy as np
@@ -51,6 +51,11 @@ SMALL_BLOCK_CELLS = 1 << 17
 #: tall data (1e6 rows: 64 columns) an acceptance leaves few scored candidates to rescore, and
 #: each candidate is read about once per pass instead of once per acceptance in its block
 TALL_BLOCK_CELLS = 1 << 26
+#: values (rows x candidates) of the first piece of a block left after an acceptance that is
+#: scored again at once: 32 MB.  The rest waits (:attr:`Lane.parked`) and is scored in pieces
+#: of doubling size, so that on tall data acceptances close together in a block read the
+#: candidates between them a few times, not what is left of the block each time
+PIECE_CELLS = 1 << 22
 
 Levels = tuple[np.ndarray, np.ndarray] | Callable[[], tuple[np.ndarray, np.ndarray]]
 
@@ -69,6 +74,9 @@ class Lane:
     outcomes: TestOutcomes | None = None
     codes: np.ndarray | None = None
     pass_no: int = 1  # the pass of the stream the policy's spending follows
+    #: the rest of the block after the buffer, in order, not scored against the current model
+    parked: list[TermBlock] = field(default_factory=list)
+    piece: int = 0  # the candidates of the next parked piece to score (it doubles each time)
 
 
 @dataclass
@@ -136,7 +144,7 @@ class StreamwiseRun:
         on many rows no more than :data:`TALL_BLOCK_CELLS` values.  Each block is a scoring
         and each run a turn of the driver in Python: a small problem read 512 columns at a
         time spends most of its time there, while on tall data each acceptance rescores what
-        is left of its block.  The decisions do not depend on the block size."""
+        is left of its block (in pieces, :meth:`park`).  The decisions do not depend on the block size."""
         block, n = self.options.block_size, max(self.model.n, 1)
         if not stream.holds_candidates:
             return block, self.max_block
@@ -361,13 +369,47 @@ class StreamwiseRun:
             if self.decoys is not None:
                 self.decoys.trim(lane.index, end)
         lane.buffer = buf.tail(end)
+        if changed:
+            self.park(lane)
         if len(lane.buffer) == 0:
             self.retire(lane)
         else:
             self.prio[lane.index] = lane.policy.priority()
 
+    def park(self, lane: Lane) -> None:
+        """After an acceptance, keep only a first piece of a tall block's rest to score now.
+
+        The pieces are scored in order, each when the one before is used up, so the decisions
+        are those of the whole rest scored at once: the same tests against the same model in
+        the same order (a lane out of candidates hands the turn on as a lane whose priority
+        fell would).  Only the reads differ: the next acceptance voids the scores of the
+        candidates after it, and those were not computed yet.
+        """
+        buf = lane.buffer
+        assert buf is not None
+        first = max(1, PIECE_CELLS // max(self.model.n, 1))
+        if self.decoys is not None or type(buf.block) is not CandidateBlock or len(buf) <= 2 * first:
+            return
+        lane.buffer, lane.piece = buf.head(first), 2 * first
+        lane.parked.insert(0, buf.tail(first))
+
+    def unpark(self, lane: Lane) -> bool:
+        """Make the next parked piece the lane's buffer; False when none is left."""
+        if not lane.parked:
+            return False
+        buf = lane.parked.pop(0)
+        if len(buf) > 2 * lane.piece:
+            lane.parked.insert(0, buf.tail(lane.piece))
+            buf = buf.head(lane.piece)
+        lane.piece *= 2
+        lane.buffer, lane.outcomes, lane.codes = buf, None, None
+        self.prio[lane.index] = lane.policy.priority()
+        return True
+
     def retire(self, lane: Lane) -> None:
-        """The lane's block is used up: it waits for its stream's next one."""
+        """The lane's block is used up: it takes its next parked piece, or waits for its stream's next block."""
+        if self.unpark(lane):
+            return
         lane.buffer = None
         self.prio[lane.index] = -np.inf
         self.empty.add(lane.index)

@@ -13,7 +13,7 @@ from typing import Any, TypeVar, overload
 
 import numpy as np
 
-from ..models.base import CandidateValues
+from ..models.base import CandidateBlock, CandidateValues
 from ..models.rescore import KeptProducts
 from ..outcomes import TestOutcomes
 
@@ -147,6 +147,21 @@ class TermBlock:
             self.pass_no,
             None if self.positions is None else self.positions[start:],
             None if self.scored is None else self.scored.take(slice(start, None)),
+        )
+
+    def head(self, stop: int) -> TermBlock:
+        """The candidates before position ``stop`` (a block in memory only)."""
+        block = self.block
+        assert isinstance(block, CandidateBlock)
+        return TermBlock(
+            self.stream,
+            self.names[:stop],
+            block.head(stop),
+            None if self.columns is None else self.columns[:stop],
+            None if self.specs is None else self.specs[:stop],
+            self.pass_no,
+            None if self.positions is None else self.positions[:stop],
+            None if self.scored is None else self.scored.take(slice(0, stop)),
         )
 
 
