@@ -55,13 +55,14 @@ def main_algorithm() -> Iterator[None]:
     from streamreg.models import (
         base as weighted,  # where the blocks find reduce_weighted_columns
         glm,
+        glm_statsmodels,
     )
     from streamreg.models.base import reduce_single_columns
     from streamreg.models.separation import mle_exists
     from streamreg.results import refit
 
     saved = glm._fit_glm, weighted.reduce_weighted_columns, refit.separated_at
-    glm._fit_glm = lambda y, x, f, s, o, w, verdict_only=False, new_columns=None: glm._statsmodels_fit(y, x, f, s, o, w)
+    glm._fit_glm = lambda y, x, f, s, o, w, verdict_only=False, new_columns=None: glm_statsmodels.statsmodels_fit(y, x, f, s, o, w)
     weighted.reduce_weighted_columns = lambda q, v, w: reduce_single_columns(q, w[:, None] * v)
     refit.separated_at = lambda x, y, f, mu, prior=1.0, rows=None: not mle_exists(
         x if rows is None else x[rows], y if rows is None else y[rows], f)

@@ -26,26 +26,19 @@ dispersion ``chi2 / (n - k)``): ``d F = R (n - k - d) / ((n - k) - R)`` up to ``
 """
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import statsmodels.api as sm
-from statsmodels.tools.sm_exceptions import (
-    ConvergenceWarning,
-    DomainWarning,
-    PerfectSeparationError,
-    PerfectSeparationWarning,
-)
 
 from ..outcomes import TestOutcomes
 from .base import (
     INVALID_MEANS,
     NO_WEIGHTS,
-    NONCONVERGENCE,
     SEPARATION,
     TESTED,
+    CandidateBlock,
     CandidateValues,
     ObservationWeights,
     column_scales,
@@ -58,21 +51,14 @@ from .basis import Basis
 from .boundary import boundary_gap
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN_GLM, family_name, spec_of
-from .glm_fit import (
-    _FIT_MAXITER,
-    _FIT_RTOL,
-    _FIT_TOL,
-    _RETRY_MAXITER,
-    GLMFit,
-    fast_fit,
-    glm_data,
-    needs_mle_check,
-)
+from .glm_fit import GLMFit, fast_fit, glm_data
+from .glm_gram import single_term_products
+from .glm_statsmodels import statsmodels_fit
 from .irls import weighted_gram
 from .likelihood_ratio import lr_statistic
 from .protocol import ComparableState
 from .scale import too_large
-from .separation import mle_exists, one_outcome_indicators
+from .separation import one_outcome_indicators
 
 TESTS = GAUSSIAN_GLM.test_names  # the tests of every GLM family (``FamilySpec.tests``)
 _MU_EPS = 1e-12
@@ -91,36 +77,6 @@ def invalid_means(family: Any, mu: np.ndarray) -> int:
     mu = np.asarray(mu, dtype=float)
     bad = ~np.isfinite(mu) | spec_of(family).mean_range.outside(mu)  # FamilySpec.mean_range
     return int(bad.sum())
-
-
-def glm_model(y: np.ndarray, x: np.ndarray, family: Any, **options: Any) -> Any:
-    """``sm.GLM(y, x, family=family, **options)`` without statsmodels' ``DomainWarning``.
-
-    statsmodels warns on every model whose link is outside the family's domain (the Gamma
-    family's own inverse link, a Poisson with identity link, ...); the search builds one
-    model per fit, so the warning would come once per accepted or refitted candidate.  The
-    statsmodels refit of the selected terms still gives it, once per selection.
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DomainWarning)
-        return sm.GLM(y, x, family=family, **options)
-
-
-def _irls(model: Any, start: np.ndarray | None, maxiter: int) -> tuple[Any, bool]:
-    """One statsmodels IRLS run; (result or None, whether a warning or error said trouble)."""
-    with warnings.catch_warnings(record=True) as caught, np.errstate(over="ignore", divide="ignore",
-                                                                       invalid="ignore"):
-        warnings.simplefilter("always")
-        try:
-            result = model.fit(start_params=start, tol=_FIT_TOL, rtol=_FIT_RTOL, maxiter=maxiter)
-            # statsmodels caches these lazily; computed here, a saturated exp stays quiet
-            result.llf, result.fittedvalues, result.deviance  # noqa: B018
-        except (PerfectSeparationError, np.linalg.LinAlgError, ValueError, FloatingPointError):
-            return None, True
-    trouble = any(issubclass(w.category, (ConvergenceWarning, PerfectSeparationWarning)) for w in caught)
-    if not np.all(np.isfinite(np.asarray(result.params))):
-        return None, True
-    return result, trouble or not getattr(result, "converged", True)
 
 
 def fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None = None,
@@ -147,59 +103,11 @@ def _fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None
              offset: np.ndarray | None, weights: ObservationWeights | None, verdict_only: bool = False,
              new_columns: int | None = None) -> GLMFit:
     """The fit by the lean IRLS (:func:`~.glm_fit.fast_fit`, statsmodels' path with its
-    iterates), else by statsmodels itself (:func:`_statsmodels_fit`)."""
+    iterates), else by statsmodels itself (:func:`~.glm_statsmodels.statsmodels_fit`)."""
     y = np.asarray(y, dtype=float)
     rows = None if weights is None else weights.positive_rows()
     fast = fast_fit(glm_data(y, x, family, offset, weights), start, rows, verdict_only, new_columns)
-    return fast if fast is not None else _statsmodels_fit(y, x, family, start, offset, weights)
-
-
-def _statsmodels_fit(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None,
-                     offset: np.ndarray | None, weights: ObservationWeights | None) -> GLMFit:
-    """statsmodels GLM fit, tightly converged, with an exact verdict on trouble.
-
-    Warnings are symptoms, not verdicts: whenever IRLS complains, fails to converge or
-    leaves fitted means within ``_SUSPECT`` of the boundary, Konis' linear programme decides
-    whether the MLE exists.  If it does, IRLS gets a longer run.  A warm start (``start``)
-    that ends below its own starting log-likelihood has wandered off (IRLS has no step
-    halving); the fit is then redone from statsmodels' default start, as R's ``glm`` does.
-    ``weights`` (offset, exposure, frequency and variance weights) go to ``sm.GLM``; rows
-    with a zero frequency weight take no part in the test of whether the MLE exists.
-    """
-    y = np.asarray(y, dtype=float)
-    extra: dict[str, Any] = {} if weights is None else weights.glm_options()
-    if offset is not None:
-        extra["offset"] = offset if "offset" not in extra else extra["offset"] + offset
-    model = glm_model(y, x, family, **extra)
-    result, trouble = _irls(model, start, _FIT_MAXITER)
-    if start is not None and (trouble or _lost_ground(model, start, result)):
-        cold, cold_trouble = _irls(model, None, _FIT_MAXITER)
-        if cold is not None and (result is None or cold.llf >= result.llf or trouble):
-            result, trouble = cold, cold_trouble
-    if result is not None and not trouble:
-        with np.errstate(over="ignore"):
-            mu = np.asarray(result.fittedvalues, dtype=float)
-        if not needs_mle_check(family, y, mu):
-            return GLMFit(result)
-    rows = None if weights is None else weights.positive_rows()
-    if not (mle_exists(x, y, family) if rows is None else mle_exists(x[rows], y[rows], family)):
-        return GLMFit(result, SEPARATION)
-    if not trouble:
-        return GLMFit(result)  # near the boundary, but the MLE exists and IRLS converged
-    retry_start = None if result is None else np.asarray(result.params)
-    retried, trouble = _irls(model, retry_start, _RETRY_MAXITER)
-    if retried is None or trouble:
-        return GLMFit(retried if retried is not None else result, NONCONVERGENCE)
-    return GLMFit(retried)
-
-
-def _lost_ground(model: Any, start: np.ndarray, result: Any) -> bool:
-    """Whether a warm-started fit ended below the log-likelihood of its own start."""
-    if result is None:
-        return True
-    with np.errstate(all="ignore"):
-        at_start = float(model.loglike(np.asarray(start, dtype=float)))
-    return bool(np.isfinite(at_start) and result.llf < at_start - 1e-9 * (1.0 + abs(at_start)))
+    return fast if fast is not None else statsmodels_fit(y, x, family, start, offset, weights)
 
 
 class GLMState:
@@ -229,7 +137,7 @@ class GLMState:
 
     def __init__(self, y: np.ndarray, fixed: np.ndarray, family: Any, *, test: str = "score",
                  weights: ObservationWeights | None = None, fixed_names: Sequence[str] | None = None,
-                 start: np.ndarray | None = None, equilibrated: bool = False) -> None:
+                 start: np.ndarray | None = None, equilibrated: bool = False, defer_basis: bool = False) -> None:
         self.spec = spec_of(family, as_glm=True)
         self.spec.check_test(test, allow_none=False)
         self.test = test
@@ -258,7 +166,7 @@ class GLMState:
             raise ValueError("the GLM of the response on the fixed terms alone did not converge"
                              + (f": {scale}" if scale else "; check the fixed terms and the family"))
         self.result = fit.result
-        self._refresh()
+        self._refresh(defer_basis=defer_basis)
 
     @property
     def k(self) -> int:
@@ -268,7 +176,9 @@ class GLMState:
     def _fit_weights(self) -> ObservationWeights | None:
         return None if self.weights.empty else self.weights
 
-    def _refresh(self) -> None:
+    def _refresh(self, defer_basis: bool = False) -> None:
+        """The working weights and Pearson residuals of the current fit, and its weighted basis
+        (``defer_basis``: formed when first asked for; a one-term test may not need it)."""
         res = self.result
         with np.errstate(over="ignore"):  # saturated inverse links are clipped below
             mu = np.asarray(res.fittedvalues)
@@ -287,15 +197,52 @@ class GLMState:
             self.z = np.sqrt(prior) * (self.y - mu) / np.sqrt(var)
         self.scale = float(res.scale)
         self.llf = float(res.llf)
-        self.basis = Basis(self.n, capacity=self.k + 1)
-        self.basis.append(self.x, row_scale=self.sqrt_w)
-        qz = self.basis.q.T @ self.z
-        self.restricted_score = float(qz @ qz)
-        self.z_resid = self.z - self.basis.q @ qz
+        self._basis_pending = True
+        if not defer_basis:
+            self._form_basis()
+
+    def _form_basis(self) -> None:
+        self._basis_pending = False
+        self._basis = Basis(self.n, capacity=self.k + 1)
+        self._basis.append(self.x, row_scale=self.sqrt_w)
+        qz = self._basis.q.T @ self.z
+        self._restricted_score = float(qz @ qz)
+        self._z_resid = self.z - self._basis.q @ qz
         #: Pearson chi-square left after the restricted score: the "residual sum of squares"
         #: of the working regression, for the score-f test
-        self.pearson_resid = float(self.z_resid @ self.z_resid)
-        self._qz = self.basis.with_target(self.z_resid)
+        self._pearson_resid = float(self._z_resid @ self._z_resid)
+        self._q_and_z = self._basis.with_target(self._z_resid)
+
+    # the weighted basis and what depends on it, formed on first use (see ``defer_basis``)
+    @property
+    def basis(self) -> Basis:
+        if self._basis_pending:
+            self._form_basis()
+        return self._basis
+
+    @property
+    def z_resid(self) -> np.ndarray:
+        if self._basis_pending:
+            self._form_basis()
+        return self._z_resid
+
+    @property
+    def restricted_score(self) -> float:
+        if self._basis_pending:
+            self._form_basis()
+        return self._restricted_score
+
+    @property
+    def pearson_resid(self) -> float:
+        if self._basis_pending:
+            self._form_basis()
+        return self._pearson_resid
+
+    @property
+    def _qz(self) -> np.ndarray:
+        if self._basis_pending:
+            self._form_basis()
+        return self._q_and_z
 
     def score_block(self, block: CandidateValues) -> tuple[TestOutcomes, np.ndarray]:
         """Score (or LR) test of every candidate in ``block``; returns outcomes, skip codes."""
@@ -303,7 +250,11 @@ class GLMState:
         widths = block.widths
         gain = np.zeros(m)
         rank = widths.astype(int).copy()
-        if (widths == 1).all():
+        quick = self._one_term_from_sums(block)
+        restricted = self.restricted_score if quick is None else quick[1]
+        if quick is not None:
+            gain = quick[0]
+        elif (widths == 1).all():
             gain, rank = block.reduce_single(self._qz, self.sqrt_w)
         else:
             b_all = self.sqrt_w[:, None] * block.values
@@ -317,12 +268,24 @@ class GLMState:
         df = np.maximum(rank, 1)
         if self.test == "score-f":
             return self._f_outcomes(gain, df, df_resid, codes), codes
-        stat = (gain + self.restricted_score) / self.scale
+        stat = (gain + restricted) / self.scale
         if self.test == "lr":
             stat = self._lr_statistics(block, codes)
         stat = np.where(codes == TESTED, stat, 0.0)
         out = TestOutcomes(stat, df, np.full(m, np.inf), stat.copy(), log_sf, self._critical)
         return out, codes
+
+    def _one_term_from_sums(self, block: CandidateValues) -> tuple[np.ndarray, float] | None:
+        """Gain and restricted score of a single one-column term while the basis is still
+        pending, from sums over the rows (:mod:`.glm_gram`); None: the basis's path decides."""
+        if not (self._basis_pending and self.test == "score" and type(block) is CandidateBlock
+                and block.widths.tolist() == [1]):
+            return None
+        found = single_term_products(self.x, self.sqrt_w, self.z, block.values[:, 0])
+        if found is None:
+            return None
+        g, norm2, restricted = found
+        return np.array([g[-1] ** 2 / (norm2 - float(g[:-1] @ g[:-1]))]), restricted
 
     def skip_codes(self, block: CandidateValues, rank: np.ndarray) -> np.ndarray:
         """The skip code of each candidate of ``block`` from its rank after projection (collinear,
@@ -451,7 +414,8 @@ class GLMState:
         x = stack_by_column([np.asarray(c, dtype=float).reshape(self.n, -1) for c in (fixed, *terms)])
         x /= column_scales(x)  # the new state's scales, in place: the stacked copy is handed over
         start = self._projected_start(x) if within else None
-        return GLMState(self.y, x, self.family, test=self.test, weights=self.weights, start=start, equilibrated=True)
+        return GLMState(self.y, x, self.family, test=self.test, weights=self.weights, start=start, equilibrated=True,
+                        defer_basis=within)
 
     def _projected_start(self, x: np.ndarray) -> np.ndarray | None:
         """Coefficients of ``x`` (scaled as the new state scales it) fitting this model's

@@ -1,6 +1,6 @@
 """The search's GLM refits: statsmodels' path, run by the lean IRLS, with the LP's verdict cheap.
 
-:func:`~streamreg.models.glm._statsmodels_fit` is the reference: a warm-started statsmodels
+:func:`~streamreg.models.glm_statsmodels.statsmodels_fit` is the reference: a warm-started statsmodels
 IRLS run (``_FIT_MAXITER`` iterations); if it had trouble (no convergence, a warning) or
 ended below its starting log-likelihood, a run from statsmodels' default start, taken if
 it did no worse (or the first had trouble); a converged fit away from the boundary is the

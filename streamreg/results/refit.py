@@ -46,8 +46,8 @@ from statsmodels.regression.linear_model import (
 from ..models import spec_of
 from ..models.base import ObservationWeights, column_scales
 from ..models.boundary import separated_at
-from ..models.glm import invalid_means, needs_mle_check
-from ..models.glm_fit import glm_data
+from ..models.glm import invalid_means
+from ..models.glm_fit import glm_data, needs_mle_check
 from ..models.irls import IRLSFit, irls
 from ..models.negbin import estimated_family
 from ..models.robust import NONROBUST, RobustCov

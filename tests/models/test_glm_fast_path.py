@@ -22,7 +22,7 @@ import pytest
 import statsmodels.api as sm
 
 import streamreg as sr
-from streamreg.models import base, glm
+from streamreg.models import base, glm, glm_fit, glm_statsmodels
 from streamreg.models.base import reduce_single_columns
 from streamreg.models.boundary import (
     LPRows,
@@ -184,7 +184,7 @@ def test_the_steep_tall_fit_near_the_boundary_is_certified_without_an_lp(monkeyp
     y = (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(float)
     fit = sm.GLM(y, x, family=sm.families.Binomial()).fit(tol=1e-12, rtol=1e-13)
     mu = np.asarray(fit.fittedvalues)
-    assert glm.needs_mle_check(sm.families.Binomial(), y, mu)
+    assert glm_fit.needs_mle_check(sm.families.Binomial(), y, mu)
 
     def no_lp(*args, **kwargs):
         raise AssertionError("the LP ran")
@@ -227,7 +227,7 @@ def main_algorithm(monkeypatch):
     @contextlib.contextmanager
     def context():
         with monkeypatch.context() as mp:
-            mp.setattr(glm, "_fit_glm", lambda y, x, f, s, o, w, verdict_only=False, new_columns=None: glm._statsmodels_fit(y, x, f, s, o, w))
+            mp.setattr(glm, "_fit_glm", lambda y, x, f, s, o, w, verdict_only=False, new_columns=None: glm_statsmodels.statsmodels_fit(y, x, f, s, o, w))
             mp.setattr(base, "reduce_weighted_columns", lambda q, v, w: reduce_single_columns(q, w[:, None] * v))
             mp.setattr(refit, "separated_at", lambda x, y, f, mu, prior=1.0, rows=None: not mle_exists(
                 x if rows is None else x[rows], y if rows is None else y[rows], f))
