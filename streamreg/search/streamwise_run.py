@@ -388,7 +388,11 @@ class StreamwiseRun:
         buf = lane.buffer
         assert buf is not None
         first = max(1, PIECE_CELLS // max(self.model.n, 1))
-        if self.decoys is not None or type(buf.block) is not CandidateBlock or len(buf) <= 2 * first:
+        # only a model that rescores a block by its new directions alone (least squares): a GLM
+        # multiplies each piece by its whole weighted basis again, which small pieces do not repay
+        incremental = getattr(self.model, "resume_products", None) is not None
+        if not incremental or self.decoys is not None or type(buf.block) is not CandidateBlock \
+                or len(buf) <= 2 * first:
             return
         lane.buffer, lane.piece = buf.head(first), 2 * first
         lane.parked.insert(0, buf.tail(first))

@@ -1,7 +1,8 @@
 """After an acceptance, what is left of a tall block is scored again in pieces of doubling size
 (``PIECE_CELLS``), the rest parked until the piece before is used up.  The decisions, the
 history and the fit are those of the whole rest scored at once (``PIECE_CELLS`` so large that
-nothing is parked); only the candidates read differ, fewer when acceptances come close together."""
+nothing is parked); only the candidates read differ, fewer when acceptances come close together.
+Least squares only: a GLM multiplies every piece by its whole weighted basis again."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -38,7 +39,6 @@ CALLS: dict[str, Callable[[], Any]] = {
                                               var_weights=np.random.default_rng(2).random(N) + 0.5),
     "history none": lambda: sr.select(*_problem(3), history="none"),
     "max_tests inside a piece": lambda: sr.select(*_problem(4), passes=1, max_tests=17),
-    "binomial": lambda: sr.select(*_problem(5, "binomial"), family="binomial"),
     "two streams": lambda: sr.select(_problem(6)[0], {"a": _problem(6)[1][:, :120], "b": _problem(6)[1][:, 120:]},
                                      method="alpha-investing", w0=0.25, alpha_delta=0.25),
     "frame": lambda: sr.select(_problem(7)[0], pd.DataFrame(_problem(7)[1]).add_prefix("c")),
@@ -102,3 +102,13 @@ def test_a_piece_is_a_view_with_its_products():
     np.testing.assert_array_equal(block.head(2).projections.qb, block.projections.qb[:, :3])
     np.testing.assert_array_equal(block.head(2).projections.rb, block.projections.rb[:3])
     assert block.head(2).projections.basis is basis and block.head(2).projections.target is target
+
+
+def test_glm_blocks_are_scored_whole(monkeypatch):
+    """A GLM rescores with its whole weighted basis, so small pieces would cost more: none are cut."""
+    call = lambda: sr.select(*_problem(5, "binomial"), family="binomial")  # noqa: E731
+    small, read_small = _counting_reads(monkeypatch, call, 2 * N)
+    whole, read_whole = _counting_reads(monkeypatch, call, 1 << 62)
+    assert read_small == read_whole
+    assert small.selected_terms == whole.selected_terms and len(whole.selected_terms) >= 2
+    pd.testing.assert_frame_equal(small.history, whole.history)
