@@ -17,7 +17,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 import patsy
+from scipy.linalg.blas import dnrm2
 
+from ..models.base import column_peaks
 from ..streams.generated import DerivedColumns
 from .checks import check_new_column_types, nonfinite_term_message, numpy_booleans
 from .names import AnyName, variables
@@ -87,9 +89,15 @@ def check_fixed_values(x: np.ndarray, columns: list[str], n: int) -> None:
         )
     if k == 0:
         return
-    r = np.linalg.qr(x, mode="r")  # R alone: Q is not needed here
-    diag = np.abs(np.diag(r))
-    scale = np.linalg.norm(x, axis=0)
+    # each column's part outside the span of those before it (R's diagonal; Q is not needed),
+    # against its norm, both safe from overflow (a column near 1e200 is not collinear)
+    if k == 1:  # R is the column's norm: no factorisation
+        diag = scale = np.array([dnrm2(np.ascontiguousarray(x[:, 0]))])
+    else:
+        diag = np.abs(np.diag(np.linalg.qr(x, mode="r")))
+        peak = column_peaks(x)
+        peak = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)
+        scale = peak * np.linalg.norm(x / peak, axis=0)
     bad = diag <= 1e-10 * np.maximum(scale, np.finfo(float).tiny)
     if bad.any():
         names = [columns[i] for i in np.flatnonzero(bad).tolist()]

@@ -146,8 +146,9 @@ class Basis:
             if norm0 == 0:
                 continue
             q = self.q
-            v -= q @ (q.T @ v)
-            norm = np.linalg.norm(v)
+            if self.k:  # (an empty basis projects nothing)
+                v -= q @ (q.T @ v)
+            norm = np.linalg.norm(v) if self.k else norm0
             if norm < REORTHOGONALISE_BELOW * norm0:  # cancellation: project once more
                 v -= q @ (q.T @ v)
                 norm = np.linalg.norm(v)

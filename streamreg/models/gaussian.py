@@ -98,7 +98,9 @@ class GaussianState:
         if self.row_weights is not None:
             self._target = self.row_weights * self._target
             fixed = self.row_weights[:, None] * np.asarray(fixed, dtype=float)
-        self.basis = Basis(self.n, capacity=fixed.shape[1] + 4)  # grows by doubling: small for tall data
+        # room for 16 terms before the storage must grow (a copy of the basis): its columns are
+        # written one by one, and memory the system never gave a page to costs nothing
+        self.basis = Basis(self.n, capacity=fixed.shape[1] + 16)
         rank = self.basis.append(equilibrate(fixed))
         if rank < fixed.shape[1]:
             raise ValueError("the fixed terms are collinear")  # names are checked upstream
