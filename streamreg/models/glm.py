@@ -52,7 +52,7 @@ from .boundary import boundary_gap
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN_GLM, family_name, spec_of
 from .glm_fit import GLMFit, fast_fit, glm_data
-from .glm_gram import single_term_products
+from .glm_gram import single_term_products, single_term_robust
 from .glm_statsmodels import statsmodels_fit
 from .irls import weighted_gram
 from .likelihood_ratio import lr_statistic
@@ -275,17 +275,28 @@ class GLMState:
         out = TestOutcomes(stat, df, np.full(m, np.inf), stat.copy(), log_sf, self._critical)
         return out, codes
 
+    def _one_pending_term(self, block: CandidateValues) -> np.ndarray | None:
+        """The column of a single one-column term while the basis is still pending (else None):
+        its tests then come from sums over the rows (:mod:`.glm_gram`)."""
+        if self._basis_pending and type(block) is CandidateBlock and block.widths.tolist() == [1]:
+            return block.values[:, 0]
+        return None
+
     def _one_term_from_sums(self, block: CandidateValues) -> tuple[np.ndarray, float] | None:
-        """Gain and restricted score of a single one-column term while the basis is still
-        pending, from sums over the rows (:mod:`.glm_gram`); None: the basis's path decides."""
-        if not (self._basis_pending and self.test == "score" and type(block) is CandidateBlock
-                and block.widths.tolist() == [1]):
-            return None
-        found = single_term_products(self.x, self.sqrt_w, self.z, block.values[:, 0])
+        """Gain and restricted score of a single one-column term from sums (the basis pending);
+        None: the basis's path decides."""
+        b = self._one_pending_term(block) if self.test == "score" else None
+        found = None if b is None else single_term_products(self.x, self.sqrt_w, self.z, b)
         if found is None:
             return None
         g, norm2, restricted = found
         return np.array([g[-1] ** 2 / (norm2 - float(g[:-1] @ g[:-1]))]), restricted
+
+    def robust_parts_from_sums(self, block: CandidateValues) -> tuple[float, float] | None:
+        """The robust score test's score and variance (:mod:`.robust_score`) of a single
+        one-column term from sums, the basis pending; None: the basis's path decides."""
+        b = self._one_pending_term(block)
+        return None if b is None else single_term_robust(self.x, self.sqrt_w, self.z, b)
 
     def skip_codes(self, block: CandidateValues, rank: np.ndarray) -> np.ndarray:
         """The skip code of each candidate of ``block`` from its rank after projection (collinear,

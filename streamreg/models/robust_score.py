@@ -56,6 +56,13 @@ def robust_score_block(state: Any, block: CandidateValues) -> tuple[TestOutcomes
     True
     """
     m = len(block)
+    from_sums = getattr(state, "robust_parts_from_sums", None)
+    parts = None if from_sums is None else from_sums(block)
+    if parts is not None:  # one term against a sub-model whose basis is pending (a drop-one test)
+        score, variance = parts
+        codes = state.skip_codes(block, np.ones(1, dtype=int))
+        stat = np.array([score * score / variance if codes[0] == TESTED and variance > 0 else 0.0])
+        return TestOutcomes(stat, np.ones(1, dtype=int), np.full(1, np.inf), stat.copy(), _log_sf), codes
     values = block.values
     if not isinstance(values, np.ndarray):  # a sparse block: the confirmation reads one block at a time
         values = np.asarray(values.toarray() if hasattr(values, "toarray") else values, dtype=float)

@@ -1,8 +1,9 @@
 """A GLM sub-model refitted within its parent (the confirmation's drop-one model) tests one
 left-out term from sums over the rows (:mod:`streamreg.models.glm_gram`) without forming its
-weighted basis.  The statistic must be statsmodels' score test of the sub-model plus the term,
-and the basis path's number to rounding; near-collinear terms, ill-conditioned designs and the
-other tests take the basis path."""
+weighted basis.  The statistic must be statsmodels' score test of the sub-model plus the term
+(the robust score test, for the families tested with an estimated dispersion: numpy's QR of the
+weighted design), and the basis path's number to rounding; near-collinear terms, ill-conditioned
+designs and the LR test take the basis path."""
 from __future__ import annotations
 
 import numpy as np
@@ -16,6 +17,7 @@ from streamreg.models.base import CandidateBlock
 from streamreg.models.glm import GLMState
 from streamreg.models.glm_gram import GRAM_MARGIN, single_term_products
 from streamreg.models.observation_weights import ObservationWeights
+from streamreg.models.robust_score import robust_score_block
 
 FAMILIES = {"binomial": sm.families.Binomial(), "poisson": sm.families.Poisson()}
 
@@ -122,6 +124,54 @@ def test_the_confirmation_uses_the_sums(monkeypatch):
     assert calls and all(calls)
     monkeypatch.setattr(glm, "single_term_products", lambda *args: None)
     plain = sr.select(y, cands, family="binomial")
+    assert fast.selected_terms == plain.selected_terms
+    np.testing.assert_allclose(fast.history["statistic"].to_numpy(float), plain.history["statistic"].to_numpy(float),
+                               rtol=1e-10)
+
+
+def _robust_reference(y, design, b, family):
+    """Boos's robust score statistic from statsmodels' fit of the sub-model and numpy's QR."""
+    fit = sm.GLM(y, design, family=family).fit(tol=1e-13, maxiter=200)
+    mu = np.asarray(fit.fittedvalues)
+    var = family.variance(mu)
+    sw = np.sqrt(1.0 / (family.link.deriv(mu) ** 2 * var))
+    z = (y - mu) / np.sqrt(var)
+    q = np.linalg.qr(sw[:, None] * design)[0]
+    a = sw * b
+    a_resid, z_resid = a - q @ (q.T @ a), z - q @ (q.T @ z)
+    return float((a_resid @ z_resid) ** 2 / ((a_resid**2) @ (z_resid**2)))
+
+
+@pytest.mark.parametrize("left_out", [0, 2, 3])
+def test_robust_drop_one_test_from_sums_equals_the_reference(left_out):
+    """score-f families confirm with the robust score test: from sums too, as numpy's QR gives it."""
+    y, fixed, x, state = _screened("poisson", test="score-f")
+    others = [x[:, j] for j in range(4) if j != left_out]
+    reduced = state.refit(fixed, others, within=True)
+    out, codes = robust_score_block(reduced, CandidateBlock(x[:, [left_out]]))
+    assert reduced._basis_pending and codes.tolist() == [0]
+    ref = _robust_reference(y, np.column_stack([fixed, *others]), x[:, left_out], FAMILIES["poisson"])
+    assert out.statistic[0] == pytest.approx(ref, rel=1e-8)
+    plain, _ = robust_score_block(_materialised(reduced), CandidateBlock(x[:, [left_out]]))
+    assert out.statistic[0] == pytest.approx(plain.statistic[0], rel=1e-11)
+
+
+def test_poisson_confirmation_uses_the_robust_sums(monkeypatch):
+    y, _, x = _problem("poisson", seed=2, n=400)
+    cands = np.column_stack([x, np.random.default_rng(2).standard_normal((400, 30))])
+    calls = []
+    real = glm.single_term_robust
+
+    def counting(*args):
+        found = real(*args)
+        calls.append(found is not None)
+        return found
+
+    monkeypatch.setattr(glm, "single_term_robust", counting)
+    fast = sr.select(y, cands, family="poisson")
+    assert calls and all(calls)
+    monkeypatch.setattr(glm, "single_term_robust", lambda *args: None)
+    plain = sr.select(y, cands, family="poisson")
     assert fast.selected_terms == plain.selected_terms
     np.testing.assert_allclose(fast.history["statistic"].to_numpy(float), plain.history["statistic"].to_numpy(float),
                                rtol=1e-10)
