@@ -133,6 +133,10 @@ class GLMState:
     equilibrated : bool
         ``fixed`` is a column-ordered float64 copy already divided by its
         :func:`~.base.column_scales`, handed over to the state (kept, not copied).
+    defer_basis : bool
+        Form the weighted basis (and what depends on it) only when first asked for: a
+        sub-model whose only test is one single-column term (a drop-one test) takes it from
+        sums over the rows instead (:mod:`.glm_gram`).
     """
 
     def __init__(self, y: np.ndarray, fixed: np.ndarray, family: Any, *, test: str = "score",
