@@ -15,8 +15,8 @@ residualised term and Pearson residuals row by row: ``diag(W^(1/2)) (b - X beta)
 Sums of squares lose digits as the squared condition number of the design, so they are used
 only where that costs nothing visible: each column of ``A`` keeps at least
 :data:`GRAM_MARGIN` of its squared norm outside the span of the columns before it, and so
-does the term outside the span of ``A`` (relative rounding of the statistic then stays near
-1e-12).  Elsewhere the caller forms the basis and takes the exact path.
+does the term outside the span of ``A`` (the tests find the statistic within 1e-11 of the
+basis path's).  Elsewhere the caller forms the basis and takes the exact path.
 """
 from __future__ import annotations
 
