@@ -111,10 +111,11 @@ class NegBinState(GLMState):
     _theta: ThetaEstimate
 
     def __init__(self, y: np.ndarray, fixed: np.ndarray, family: NegBin, *, test: str = "score",
-                 weights: ObservationWeights | None = None, fixed_names: Sequence[str] | None = None) -> None:
+                 weights: ObservationWeights | None = None, fixed_names: Sequence[str] | None = None,
+                 defer_basis: bool = False) -> None:
         # GLMState fits the fixed terms at the starting theta and says what is wrong, if anything
         super().__init__(y, fixed, family.at(1.0 if family.theta is None else family.theta), test=test,
-                         weights=weights, fixed_names=fixed_names)
+                         weights=weights, fixed_names=fixed_names, defer_basis=defer_basis)
         problem = self._estimate_theta()
         if problem is not None:
             raise ValueError(f"the negative binomial fit of the fixed terms alone failed while estimating theta "
@@ -134,7 +135,7 @@ class NegBinState(GLMState):
         if fit.problem is not None or family.estimate is None:
             return fit.problem or NONCONVERGENCE
         self.family, self.result, self._theta = family, fit.result, family.estimate
-        self._refresh()
+        self._refresh(defer_basis=self._basis_pending)  # a deferred basis stays deferred
         return None
 
     def accept(self, values: np.ndarray) -> str | None:
@@ -160,9 +161,10 @@ class NegBinState(GLMState):
     def refit(self, fixed: np.ndarray, terms: Sequence[np.ndarray], *, within: bool = False) -> NegBinState:
         """A new state on ``[fixed, *terms]``, theta re-estimated from this one's (R's ``init.theta``).
 
-        ``within`` (the columns lie in this model's span) changes nothing here."""
+        ``within`` (the columns lie in this model's span): the weighted basis is formed only
+        when a test needs it (see :class:`~.glm.GLMState`'s ``defer_basis``)."""
         x = np.column_stack([fixed, *terms])
-        return NegBinState(self.y, x, self.family, test=self.test, weights=self.weights)
+        return NegBinState(self.y, x, self.family, test=self.test, weights=self.weights, defer_basis=within)
 
 
 def estimated_family(y: np.ndarray, x: np.ndarray, family: NegBin,
