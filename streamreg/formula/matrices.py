@@ -19,7 +19,7 @@ import pandas as pd
 import patsy
 from scipy.linalg.blas import dnrm2
 
-from ..models.base import column_peaks
+from ..models.base import column_scales
 from ..streams.generated import DerivedColumns
 from .checks import check_new_column_types, nonfinite_term_message, numpy_booleans
 from .names import AnyName, variables
@@ -95,9 +95,8 @@ def check_fixed_values(x: np.ndarray, columns: list[str], n: int) -> None:
         diag = scale = np.array([dnrm2(np.ascontiguousarray(x[:, 0]))])
     else:
         diag = np.abs(np.diag(np.linalg.qr(x, mode="r")))
-        peak = column_peaks(x)
-        peak = np.where(np.isfinite(peak) & (peak > 0), peak, 1.0)
-        scale = peak * np.linalg.norm(x / peak, axis=0)
+        scales = column_scales(x)  # powers of two: the norms of the scaled columns, scaled back exactly
+        scale = scales * np.linalg.norm(x / scales, axis=0)
     bad = diag <= 1e-10 * np.maximum(scale, np.finfo(float).tiny)
     if bad.any():
         names = [columns[i] for i in np.flatnonzero(bad).tolist()]

@@ -113,15 +113,18 @@ class NegBinState(GLMState):
     def __init__(self, y: np.ndarray, fixed: np.ndarray, family: NegBin, *, test: str = "score",
                  weights: ObservationWeights | None = None, fixed_names: Sequence[str] | None = None,
                  defer_basis: bool = False) -> None:
-        # GLMState fits the fixed terms at the starting theta and says what is wrong, if anything
+        # GLMState fits the fixed terms at the starting theta and says what is wrong, if anything;
+        # its basis waits for theta's estimate (formed below, or on first use when deferred)
         super().__init__(y, fixed, family.at(1.0 if family.theta is None else family.theta), test=test,
-                         weights=weights, fixed_names=fixed_names, defer_basis=defer_basis)
+                         weights=weights, fixed_names=fixed_names, defer_basis=True)
         problem = self._estimate_theta()
         if problem is not None:
             raise ValueError(f"the negative binomial fit of the fixed terms alone failed while estimating theta "
                              f"({problem}; IRLS at fixed theta and theta by maximum likelihood alternate up to "
                              f"{MAX_ALTERNATIONS} times, and R's glm.nb warns 'alternation limit reached'); check the "
                              "fixed terms, or fix theta with statsmodels' NegativeBinomial(alpha=1 / theta)")
+        if not defer_basis:
+            self._form_basis()
 
     @property
     def theta(self) -> ThetaEstimate:
