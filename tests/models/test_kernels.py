@@ -300,7 +300,7 @@ def test_a_deferred_check_runs_once_with_the_norms_before_the_values_are_read():
 @pytest.mark.parametrize("order", ["F", "C"])
 def test_numba_products_of_a_candidate_do_not_depend_on_its_block(order):
     numba_kernel = pytest.importorskip("streamreg.models.kernels.numba_kernel")
-    qt, x = _problem(2300, 23, 5, order, seed=11)  # two strips of rows; 23 = 5 tiles of four and 3 more
+    qt, x = _problem(2300, 23, 5, order, seed=11)  # several strips of rows, the last partial; 23 = 5 tiles of four and 3 more
     g, norm2 = numba_kernel.products(qt, x, None)
     for lo, hi in ((0, 1), (1, 3), (2, 9), (5, 23), (22, 23)):
         g_part, n_part = numba_kernel.products(qt, x[:, lo:hi], None)
