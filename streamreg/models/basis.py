@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.linalg import cholesky
-from scipy.linalg.blas import dsyrk, dtrsm
+from scipy.linalg.blas import dgemv, dsyrk, dtrsm
 
 #: a candidate whose residual (after projecting out the model) keeps less than this
 #: fraction of its squared norm is numerically collinear with the model and is skipped:
@@ -73,6 +73,27 @@ def cholesky_qr2_in_place(q: np.ndarray) -> np.ndarray | None:
     return r
 
 
+def project_out(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``v - Q (Q' v)`` written over ``v`` (a contiguous float64 vector; ``Q`` column-ordered):
+    BLAS's ``v := -Q c + v`` with ``c = Q' v``, no temporary of ``v``'s length.  Returns ``v``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> q, _ = np.linalg.qr(rng.standard_normal((50, 3)))
+    >>> v = rng.standard_normal(50)
+    >>> expected = v - q @ (q.T @ v)
+    >>> bool(np.allclose(project_out(np.asfortranarray(q), v), expected, rtol=0, atol=1e-14))
+    True
+    """
+    if q.shape[1] == 0:
+        return v
+    out = dgemv(-1.0, q, q.T @ v, beta=1.0, y=v, overwrite_y=True)
+    if out is not v:  # BLAS wrote into a copy (never with a contiguous float64 v)
+        v[:] = out
+    return v
+
+
 class Basis:
     """An orthonormal basis Q of the current design's column space, grown in place.
 
@@ -117,7 +138,7 @@ class Basis:
         self.k = k
         return self._q[:, k]
 
-    def append(self, columns: np.ndarray, row_scale: np.ndarray | None = None) -> int:
+    def append(self, columns: np.ndarray, row_scale: np.ndarray | None = None, *, scratch: bool = False) -> int:
         """Add the columns' new directions (of ``row_scale[:, None] * columns`` where a row
         scale is given, e.g. a GLM's ``W^1/2``); returns how many were independent.
 
@@ -125,6 +146,9 @@ class Basis:
         where it is exact (their R has no diagonal entry below 1e-5 of its column's norm, a
         margin over the collinearity cut-off below): the same Q as column by column, in a few
         level-3 passes over the columns instead of ``O(k)`` passes each.
+
+        ``scratch``: the columns are the caller's temporary and may be overwritten, which saves
+        a copy of each (a weighted copy made here is one).
         """
         columns = np.asarray(columns)
         if self.k == 0 and columns.ndim == 2 and 1 < columns.shape[1] < self._q.shape[1] \
@@ -138,19 +162,19 @@ class Basis:
                 self.k = k
                 return k
         if row_scale is not None:
-            columns = row_scale[:, None] * columns
+            columns, scratch = row_scale[:, None] * columns, True
         added = 0
         for col in np.atleast_2d(columns.T):
-            v = col.copy()
+            v = col if scratch and col.dtype == np.float64 and col.flags.c_contiguous else np.array(col, dtype=float)
             norm0 = np.linalg.norm(v)
             if norm0 == 0:
                 continue
             q = self.q
             if self.k:  # (an empty basis projects nothing)
-                v -= q @ (q.T @ v)
+                v = project_out(q, v)
             norm = np.linalg.norm(v) if self.k else norm0
             if norm < REORTHOGONALISE_BELOW * norm0:  # cancellation: project once more
-                v -= q @ (q.T @ v)
+                v = project_out(q, v)
                 norm = np.linalg.norm(v)
             if norm <= np.sqrt(COLLINEAR_TOL) * norm0:
                 continue
@@ -158,7 +182,7 @@ class Basis:
                 grown = np.empty((self._q.shape[0], 2 * self._q.shape[1]), order="F")
                 grown[:, : self.k] = self._q[:, : self.k]
                 self._q = grown
-            self._q[:, self.k] = v / norm
+            np.divide(v, norm, out=self._q[:, self.k])
             self.k += 1
             added += 1
         return added

@@ -28,7 +28,7 @@ from .base import (
     multi_column_reduction,
     skip_codes,
 )
-from .basis import Basis
+from .basis import Basis, project_out
 from .distributions import CachedCritical, log_sf
 from .families import GAUSSIAN
 from .kernels import block_products
@@ -153,9 +153,10 @@ class GaussianState:
         self._set_residual(moved + pending.resid, rss=self.rss)
 
     def _update_residual(self) -> None:
-        resid = self.basis.residualise(self._target[:, None])[:, 0]
+        q = self.basis.q
+        resid = project_out(q, np.array(self._target, dtype=float))
         # one more projection keeps r orthogonal to Q to rounding error
-        self._set_residual(self.basis.residualise(resid[:, None])[:, 0])
+        self._set_residual(project_out(q, resid))
 
     def _set_residual(self, resid: np.ndarray, rss: float | None = None) -> None:
         self._resid = resid
@@ -308,11 +309,11 @@ class GaussianState:
         """Add a term's columns to the model.  Returns a refusal reason or None."""
         # at a power-of-two scale, so that columns at 1e-300 or 1e300 keep their direction
         k0 = self.basis.k
-        self.basis.append(equilibrate(self._weighted(np.asarray(values, dtype=float).reshape(self.n, -1))))
+        self.basis.append(equilibrate(self._weighted(np.asarray(values, dtype=float).reshape(self.n, -1))),
+                          scratch=True)
         # the residual loses its part along the new directions only: r - Q_new Q_new' r, which
         # reads the new columns instead of the whole basis twice (r is orthogonal to the old Q)
-        added = self.basis.q[:, k0:]
-        self._set_residual(self.resid - added @ (added.T @ self.resid))
+        self._set_residual(project_out(self.basis.q[:, k0:], self.resid.copy()))
         return None
 
     def log_pvalue(self, statistic: np.ndarray, df: np.ndarray, df_resid: np.ndarray) -> np.ndarray:

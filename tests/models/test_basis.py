@@ -108,3 +108,35 @@ def test_the_second_projection_runs_only_after_cancellation(monkeypatch):
         calls.clear()
         assert b.append(column) == 1
         assert len(calls) == norms  # the column's norm, then one per projection
+
+
+@pytest.mark.parametrize("order", ["F", "C"])
+@pytest.mark.parametrize("scratch", [False, True])
+def test_appended_columns_are_overwritten_only_when_given_as_scratch(order, scratch):
+    """Gram-Schmidt works in place on a scratch column (no copy of it); the caller's columns are
+    left alone otherwise, and both give numpy's QR directions."""
+    rng = np.random.default_rng(5)
+    x = np.asarray(rng.standard_normal((400, 4)), order=order)
+    b = Basis(400)
+    b.append(x[:, :2])
+    given = np.asarray(x[:, 2:], order=order).copy(order="K")
+    before = given.copy()
+    assert b.append(given, scratch=scratch) == 2
+    q_ref, _ = np.linalg.qr(x)
+    np.testing.assert_allclose(np.abs(b.q.T @ q_ref), np.eye(4), rtol=0, atol=1e-12)
+    if not scratch:
+        np.testing.assert_array_equal(given, before)
+
+
+def test_project_out_equals_the_two_products_and_leaves_q_alone():
+    rng = np.random.default_rng(8)
+    q, _ = np.linalg.qr(rng.standard_normal((1000, 5)))
+    q = np.asfortranarray(q)
+    q_before, v = q.copy(), rng.standard_normal(1000)
+    expected = v - q @ (q.T @ v)
+    out = basis_module.project_out(q, v)
+    assert out is v  # written over v
+    np.testing.assert_allclose(out, expected, rtol=0, atol=1e-14)
+    np.testing.assert_array_equal(q, q_before)
+    empty = rng.standard_normal(1000)
+    np.testing.assert_array_equal(basis_module.project_out(q[:, :0], empty.copy()), empty)
