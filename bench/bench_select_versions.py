@@ -4,13 +4,15 @@ paper 000's problem (n = 200 rows, m candidates, 4 signals spread over the strea
 the end), column-ordered X, at the default settings.  Each run is a fresh process that makes
 the data, times the floor ``X.T @ r`` (best of 3), warms up (imports; under ``auto`` numba's
 cached kernels, loaded explicitly, as ``auto`` now loads them for large blocks only) on a small
-problem and times one ``select()``.  "new" imports streamreg from this
+problem and times one ``select()`` (with ``--warm``, the second ``select()`` of the full problem
+in the process: the first pays one-time costs, numba's load of its cached kernel for the
+block's layout and the first touch of fresh memory).  "new" imports streamreg from this
 checkout, "before" from ``--before`` (e.g. ``git archive <commit> | tar -x -C DIR``); both with
 ``STREAMREG_KERNEL=numpy`` and ``auto`` (numba when installed), alternating in rounds.
 Ratios are per process (select over that process's floor); min and median over rounds.
 
 Usage (from the repository root):
-    python bench/bench_select_versions.py --before DIR [--m 1e6] [--rounds 3]
+    python bench/bench_select_versions.py --before DIR [--m 1e6] [--rounds 3] [--warm]
 """
 from __future__ import annotations
 
@@ -44,6 +46,8 @@ sr.select(y[:50], x[:50, :2000])
 from streamreg.models import kernels
 if os.environ.get("STREAMREG_KERNEL") != "numpy" and kernels.numba_available():
     kernels._numba()  # loaded in the warm-up: auto loads it only for large blocks, once per process
+if {warm}:
+    sr.select(y, x)
 t = time.perf_counter()
 fit = sr.select(y, x)
 print(json.dumps({{"floor": min(floor), "select": time.perf_counter() - t, "terms": fit.selected_terms,
@@ -51,10 +55,10 @@ print(json.dumps({{"floor": min(floor), "select": time.perf_counter() - t, "term
 '''
 
 
-def run(root: str, m: int, kernel: str) -> dict:
+def run(root: str, m: int, kernel: str, warm: bool = False) -> dict:
     env = dict(os.environ, STREAMREG_KERNEL=kernel, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
                MKL_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", CHILD.format(root=root, m=m)], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", CHILD.format(root=root, m=m, warm=warm)], capture_output=True, text=True,
                          env=env, check=True)
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
@@ -64,6 +68,7 @@ def main() -> None:
     ap.add_argument("--before", required=True, help="a checkout of the earlier commit")
     ap.add_argument("--m", default="1e6")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--warm", action="store_true", help="time the second select() of the full problem in each process")
     args = ap.parse_args()
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     roots = {"new": here, "before": os.path.abspath(args.before)}
@@ -73,7 +78,7 @@ def main() -> None:
         runs = [(label, kernel) for label in roots for kernel in ("numpy", "auto")]
         for rnd in range(args.rounds):
             for label, kernel in runs[rnd % len(runs):] + runs[: rnd % len(runs)]:
-                got = run(roots[label], m, kernel)
+                got = run(roots[label], m, kernel, args.warm)
                 got["ratio"] = got["select"] / got["floor"]
                 rows.append({"version": label, "kernel": kernel, **got})
                 print(f"  m {m:,} round {rnd} {label} {kernel}: select {got['select']:.3f} s, floor "
