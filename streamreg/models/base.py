@@ -285,8 +285,12 @@ def gain_from_products(q_and_target: np.ndarray | Callable[[], np.ndarray], g: n
         def form() -> np.ndarray:
             return q_and_target
     qb, u = g[:-1], g[-1]
-    wild = np.flatnonzero(~((norm2 > _SAFE_LOW) & (norm2 < _SAFE_HIGH)))
     rescaled: tuple[np.ndarray, np.ndarray] | None = None
+    # the usual block has every norm in range: two reductions say so (NaN fails them too)
+    if norm2.size and _SAFE_LOW < norm2.min() and norm2.max() < _SAFE_HIGH:
+        wild = np.empty(0, dtype=np.intp)
+    else:
+        wild = np.flatnonzero(~((norm2 > _SAFE_LOW) & (norm2 < _SAFE_HIGH)))
     if wild.size:
         # columns at scales like 1e-300 or 1e200 under- or overflow in the products above;
         # the statistic is scale-free, so score them at a power-of-two scale (exact).
@@ -310,10 +314,15 @@ def gain_from_products(q_and_target: np.ndarray | Callable[[], np.ndarray], g: n
         res -= q @ (q.T @ res)  # second pass: exact orthogonality even for near-collinear columns
         d2[redo] = np.einsum("ij,ij->j", res, res)
         u[redo] = res.T @ qt[:, -1]
-    collinear = d2 <= COLLINEAR_TOL * norm2
-    safe = np.where(collinear, 1.0, d2)
-    gain = np.where(collinear, 0.0, u * u / safe)
-    return gain, np.where(collinear, 0, 1)
+    # collinear columns are among those recomputed: the others keep d2 > 1e-4 ||b||^2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = u * u / d2
+    rank = np.ones(d2.size, dtype=int)
+    if redo.size:
+        collinear = redo[d2[redo] <= COLLINEAR_TOL * norm2[redo]]
+        gain[collinear] = 0.0
+        rank[collinear] = 0
+    return gain, rank
 
 
 def reduce_weighted_columns(q_and_target: np.ndarray, values: np.ndarray,
@@ -449,5 +458,6 @@ def skip_codes(block: CandidateValues, rank: np.ndarray, df_resid: np.ndarray) -
     collinear = np.flatnonzero(rank == 0)
     if collinear.size:
         codes[collinear] = np.where(block.constant_terms(collinear), CONSTANT, COLLINEAR)
-    codes[(codes == TESTED) & (df_resid <= 0)] = NO_DF
+    if np.size(df_resid) and np.min(df_resid) <= 0:
+        codes[(codes == TESTED) & (df_resid <= 0)] = NO_DF
     return codes

@@ -196,15 +196,21 @@ class GaussianState:
         """The tests of candidates whose RSS reductions and ranks are ``drss`` and ``rank``."""
         df_resid = self.nobs - self.k - rank
         codes = skip_codes(block, rank, df_resid)
-        skip = codes != TESTED
         rss1 = np.maximum(self.rss - drss, self.rss * 1e-15 + np.finfo(float).tiny)
+        df_kept = np.maximum(df_resid, 1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            stat = np.where(skip, 0.0, drss / (rss1 / np.maximum(df_resid, 1)))
-            llr = np.where(skip, 0.0, self.nobs * np.log(self.rss / rss1))
+            stat = drss / (rss1 / df_kept)
+            llr = self.nobs * np.log(self.rss / rss1)
+        skip = codes != TESTED if codes.any() else None  # the usual block: every candidate tested
+        if skip is not None:
+            stat[skip] = 0.0
+            llr[skip] = 0.0
         df = np.maximum(rank, 1)
-        dfr = np.maximum(df_resid, 1).astype(float)
+        dfr = df_kept.astype(float)
         if self.test == "paper":
-            log_p = np.where(skip, 0.0, -drss / (2.0 * self.rss / self.nobs))
+            log_p = -drss / (2.0 * self.rss / self.nobs)
+            if skip is not None:
+                log_p[skip] = 0.0
             out = TestOutcomes(stat, df, dfr, llr, log_sf, None, log_p)
         else:
             out = TestOutcomes(stat, df, dfr, llr, log_sf, self._critical)
