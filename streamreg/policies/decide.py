@@ -12,7 +12,7 @@ from .base import Policy
 
 #: tests planned at once: few after an acceptance (a rule's planning cost grows with its
 #: acceptances), doubling up to the largest while none happens
-_FIRST_BLOCK, _MAX_BLOCK = 16, 4096
+_FIRST_BLOCK, _MAX_BLOCK = 16, 65536
 
 
 def run_rule(policy: Policy, outcomes: TestOutcomes, *,

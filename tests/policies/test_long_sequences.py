@@ -160,3 +160,27 @@ def test_tables_serve_fewer_residual_df():
     assert cache._law(1, 94.0) == (1, 95.0) and cache._law(1, 80.0) == (1, 80.0)
     crit = cache.along(la, 1, 94.0)  # the table checked for 95 df
     assert (log_sf(crit, np.ones(2), np.full(2, 94.0)) >= la).all()
+
+
+@pytest.mark.parametrize("spending", ["uniform", "decaying"])
+def test_run_rule_decides_as_one_test_at_a_time_whatever_its_planning_blocks(monkeypatch, spending):
+    """The confirmation's rule plans up to ``_MAX_BLOCK`` tests at once: its decisions are those
+    of one test at a time, and its levels agree to rounding (the wealth is summed in other runs)."""
+    from streamreg.policies import decide
+
+    rng = np.random.default_rng(4)
+    m = 30_000
+    stat = rng.chisquare(1, m)
+    stat[rng.choice(m, 12, replace=False)] = rng.uniform(30.0, 60.0, 12)  # a few clear signals
+
+    def run(max_block: int) -> tuple[np.ndarray, np.ndarray]:
+        monkeypatch.setattr(decide, "_MAX_BLOCK", max_block)
+        policy = AlphaInvesting(w0=0.05, alpha_delta=0.05, spending=spending)
+        policy.start(n_obs=100, n_candidates=m, horizon=m)
+        return decide.run_rule(policy, outcomes(stat))
+
+    level_big, rejected_big = run(decide._MAX_BLOCK)
+    level_one, rejected_one = run(1)  # blocks of 16 at most after each acceptance, then one by one
+    assert rejected_big.sum() >= 5
+    np.testing.assert_array_equal(rejected_big, rejected_one)
+    np.testing.assert_allclose(level_big, level_one, rtol=1e-11, atol=0)
