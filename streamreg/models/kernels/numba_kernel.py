@@ -122,16 +122,16 @@ def _tile4(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int
     after the next one, whole; none when 0) are prefetched meanwhile, a share before each sweep
     over the tile, so that memory delivers the next tiles while this one is computed from the
     L1 cache instead of after it."""
-    sweeps = (qt.shape[0] + 1) // 2 + (1 if want_norms else 0)
-    share = (ahead // sweeps + 8) & ~7
-    row_ahead, line = t + PREFETCH_AHEAD, 0
+    sweeps = max(1, (qt.shape[0] + 1) // 2 + (1 if want_norms else 0))
+    share = (ahead // sweeps + 8) & ~7  # a multiple of eight values: whole lines, all of them over the sweeps
+    row_ahead, done = t + PREFETCH_AHEAD, 0
     v0 = xt[t, x0:x0 + length]
     v1 = xt[t + 1, x0:x0 + length]
     v2 = xt[t + 2, x0:x0 + length]
     v3 = xt[t + 3, x0:x0 + length]
     if want_norms:
-        _prefetch_span(xt, row_ahead, line, min(line + share, ahead))
-        line += share
+        _prefetch_span(xt, row_ahead, done, min(done + share, ahead))
+        done += share
         s0 = s1 = s2 = s3 = 0.0
         if w.size:
             wt = w[q0:q0 + length]
@@ -153,8 +153,8 @@ def _tile4(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int
     p = qt.shape[0]
     c = 0
     while c + 1 < p:
-        _prefetch_span(xt, row_ahead, line, min(line + share, ahead))
-        line += share
+        _prefetch_span(xt, row_ahead, done, min(done + share, ahead))
+        done += share
         qa = qt[c, q0:q0 + length]
         qb = qt[c + 1, q0:q0 + length]
         a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0.0
@@ -183,7 +183,7 @@ def _tile4(qt: np.ndarray, xt: np.ndarray, x0: int, q0: int, length: int, t: int
         g[c + 1, jg + 3] += b3
         c += 2
     if c < p:
-        _prefetch_span(xt, row_ahead, line, ahead)
+        _prefetch_span(xt, row_ahead, done, ahead)
         qa = qt[c, q0:q0 + length]
         a0 = a1 = a2 = a3 = 0.0
         for i in range(length):
