@@ -10,6 +10,9 @@ For a block ``B`` the search needs ``[Q r]'B`` and the squared column norms.  nu
    at m = 1e6, n = 200, column-ordered and row-ordered X, and at m = 1e5; and a GLM's weighted
    scoring (the row scale W^1/2: numpy on the basis and the squares, numba on each tile) with each backend;
    with ``--tall``, the same rows at n = 1e6, m = 200 (blocks of 64 columns, the tall cap);
+   each block's products are dropped before the next block is scored, as the search drops
+   them (until 2026-11-28 they were kept to the end of the round, which added the first touch
+   of every block's output, about 0.25x the floor at m = 1e6, to the block rows);
 2. ``select()`` end to end with each backend on the same matrices (4 true features), with
    the selected terms (they must agree).
 
@@ -84,8 +87,11 @@ def kernel_rows(x: np.ndarray, y: np.ndarray, rounds: int, block: int = 0) -> pd
     norms = [np.einsum("ij,ij->j", b, b) for b in blocks]
     numba_kernel.products(qt, blocks[0][:, :8], None)  # compiled (or loaded from numba's cache)
 
-    def over_blocks(fn: Callable[[np.ndarray, np.ndarray, np.ndarray | None], object], cached: bool):
-        return lambda: [fn(qt, b, nb if cached else None) for b, nb in zip(blocks, norms)]
+    def over_blocks(fn: Callable[..., object], cached: bool, scale: np.ndarray | None = None):
+        def run() -> None:
+            for b, nb in zip(blocks, norms):  # each block's products dropped before the next, as in a search
+                fn(qt, b, nb if cached else None, scale)
+        return run
 
     fns = {
         "floor: one pass X.T @ r": lambda: x.T @ r,
@@ -96,8 +102,8 @@ def kernel_rows(x: np.ndarray, y: np.ndarray, rounds: int, block: int = 0) -> pd
     }
     # a GLM's scoring: the row scale W^1/2 (numpy: on the basis side and the squares; numba: on each tile)
     sw = np.sqrt(np.random.default_rng(1).random(n) + 0.05)
-    fns["numpy: weighted [Q r]'W^1/2 B + b'Wb"] = lambda: [numpy_kernel.products(qt, b, None, sw) for b in blocks]
-    fns["numba: weighted [Q r]'W^1/2 B + b'Wb"] = lambda: [numba_kernel.products(qt, b, None, sw) for b in blocks]
+    fns["numpy: weighted [Q r]'W^1/2 B + b'Wb"] = over_blocks(numpy_kernel.products, False, sw)
+    fns["numba: weighted [Q r]'W^1/2 B + b'Wb"] = over_blocks(numba_kernel.products, False, sw)
     return table(interleaved(fns, rounds), "floor: one pass X.T @ r")
 
 
