@@ -14,8 +14,8 @@ propagates to the norm and the scores as in numpy).  Where candidates are short 
 rows, a few hundred values each) a tile's sweeps cost about as much as reading it, and the
 hardware left alone reads the next tile only after they end; each sweep therefore first asks
 for a share of the tiles two ahead (LLVM's ``prefetch``), so that memory and arithmetic
-overlap (n = 200: 1.2-1.5x the one-pass floor at k + 1 = 1-7, against 1.3-1.9x).  Tall
-blocks go strip by strip without it, where it measured slower.  A column-ordered block is read in
+overlap (n = 200, k + 1 = 6: 1.4x the one-pass floor against 1.7x without,
+``bench/bench_kernel.py``).  Tall blocks go strip by strip without it, where it measured slower.  A column-ordered block is read in
 place; a row-ordered block is transposed through a small buffer (a panel of
 :data:`PANEL` candidates by :data:`ROW_STRIP` rows) so that the same tile loops apply.
 
@@ -43,8 +43,9 @@ F = TypeVar("F", bound=Callable[..., None])
 
 #: rows of a column-ordered block handled per sweep: a tile of four candidates' rows
 #: (4 x 8 x 512 bytes) and two basis rows (8 KiB) stay in the L1 cache while every basis
-#: column passes over the tile (tall data: 1.2-1.7x the one-pass floor at k + 1 = 2-7,
-#: against 1.5-2.3x with strips of 2048 rows, whose tiles spilled to L2)
+#: column passes over the tile (n = 1e6, k + 1 = 6, blocks of 64 candidates: 1.59x the
+#: one-pass floor, against 1.70x with strips of 2048 rows, whose tiles spilled to L2;
+#: ``bench/bench_kernel.py --tall``)
 COL_STRIP = 512
 #: candidates ahead of the tile being scored whose values are prefetched while it is scored
 #: (two tiles: far enough for the memory's latency, near enough to stay in the cache)
