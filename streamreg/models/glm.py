@@ -27,7 +27,7 @@ dispersion ``chi2 / (n - k)``): ``d F = R (n - k - d) / ((n - k) - R)`` up to ``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar, cast, overload
 
 import numpy as np
 import statsmodels.api as sm
@@ -108,6 +108,31 @@ def _fit_glm(y: np.ndarray, x: np.ndarray, family: Any, start: np.ndarray | None
     rows = None if weights is None else weights.positive_rows()
     fast = fast_fit(glm_data(y, x, family, offset, weights), start, rows, verdict_only, new_columns)
     return fast if fast is not None else statsmodels_fit(y, x, family, start, offset, weights)
+
+
+T = TypeVar("T")
+
+
+class _FormedOnUse(Generic[T]):
+    """A field of a :class:`GLMState` that depends on its weighted basis, kept in the
+    attribute ``slot``: a state that deferred its basis (``defer_basis=True``) forms it
+    (``_form_basis``) when one of these is first read."""
+
+    def __init__(self, slot: str) -> None:
+        self.slot = slot
+
+    @overload
+    def __get__(self, state: None, owner: type) -> _FormedOnUse[T]: ...
+
+    @overload
+    def __get__(self, state: GLMState, owner: type) -> T: ...
+
+    def __get__(self, state: GLMState | None, owner: type) -> _FormedOnUse[T] | T:
+        if state is None:
+            return self
+        if state._basis_pending:
+            state._form_basis()
+        return cast(T, getattr(state, self.slot))
 
 
 class GLMState:
@@ -218,35 +243,11 @@ class GLMState:
         self._q_and_z = self._basis.with_target(self._z_resid)
 
     # the weighted basis and what depends on it, formed on first use (see ``defer_basis``)
-    @property
-    def basis(self) -> Basis:
-        if self._basis_pending:
-            self._form_basis()
-        return self._basis
-
-    @property
-    def z_resid(self) -> np.ndarray:
-        if self._basis_pending:
-            self._form_basis()
-        return self._z_resid
-
-    @property
-    def restricted_score(self) -> float:
-        if self._basis_pending:
-            self._form_basis()
-        return self._restricted_score
-
-    @property
-    def pearson_resid(self) -> float:
-        if self._basis_pending:
-            self._form_basis()
-        return self._pearson_resid
-
-    @property
-    def _qz(self) -> np.ndarray:
-        if self._basis_pending:
-            self._form_basis()
-        return self._q_and_z
+    basis = _FormedOnUse[Basis]("_basis")
+    z_resid = _FormedOnUse[np.ndarray]("_z_resid")
+    restricted_score = _FormedOnUse[float]("_restricted_score")
+    pearson_resid = _FormedOnUse[float]("_pearson_resid")
+    _qz = _FormedOnUse[np.ndarray]("_q_and_z")
 
     def score_block(self, block: CandidateValues) -> tuple[TestOutcomes, np.ndarray]:
         """Score (or LR) test of every candidate in ``block``; returns outcomes, skip codes."""
