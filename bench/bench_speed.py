@@ -17,13 +17,15 @@ peer's time measured in the same process a moment before or after, and their rat
 Sections 2-4 time their pairs in interleaved rounds (each round runs every contender once,
 so a change of load falls on all of them) and report min and median; the header line gives
 the machine's load (``uptime``).  Section 5 counts the Python function calls and the
-driver's runs of one call, which the load does not change; ``--clock cpu`` times the rounds
+driver's runs of one call, which the load does not change; section 6 splits a small call's time
+into the search itself (the method's ``run``) and everything around it (checks, the fixed
+design, the model state, the refit and the results object); ``--clock cpu`` times the rounds
 by this process's CPU time, which a crowded machine stretches far less than wall time.
 
 The formula path (item 1) and memory (item 5) have their own scripts:
 ``bench_formula.py`` and ``bench_memory.py``.
 
-Usage:  python bench/bench_speed.py [--quick] [--repeat 3] [--sections 1,2,3,4,5] [--clock wall|cpu]
+Usage:  python bench/bench_speed.py [--quick] [--repeat 3] [--sections 1,2,3,4,5,6] [--clock wall|cpu]
 """
 from __future__ import annotations
 
@@ -49,6 +51,57 @@ from scipy import special
 
 import streamreg as sr
 from streamreg.datasets.synthetic import SyntheticStream
+
+
+def around_search(m: int, seeds: range, rounds: int) -> pd.DataFrame:
+    """Per seed, the median milliseconds of select() at the default and with
+    ``method="stepwise-ric"``, split into the method's ``run`` (the search) and the rest of
+    the call, beside the plain numpy forward search: what a call costs before any search."""
+    from streamreg.search.confirm import ScreenConfirm
+    from streamreg.search.stepwise import Stepwise
+
+    spent = [0.0]
+    originals = {cls: cls.run for cls in (ScreenConfirm, Stepwise)}
+
+    def timing(run: Callable[..., Any]) -> Callable[..., Any]:
+        def timed_run(*args: Any, **kwargs: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return run(*args, **kwargs)
+            finally:
+                spent[0] += time.perf_counter() - t
+        return timed_run
+
+    for cls, run in originals.items():
+        cls.run = timing(run)  # type: ignore[method-assign]
+    rows = []
+    try:
+        for seed in seeds:
+            y, x, _ = problem(m, seed)
+            row: dict[str, Any] = {"seed": seed}
+            calls: tuple[tuple[str, Callable[[], Any]], ...] = (
+                ("numpy fwd", lambda y=y, x=x: numpy_forward(y, x, bonferroni(len(y), m))),
+                ("default", lambda y=y, x=x: sr.select(y, x)),
+                ("stepwise-ric", lambda y=y, x=x: sr.select(y, x, method="stepwise-ric")))
+            for label, call in calls:
+                whole, search = [], []
+                for _ in range(rounds + 5):  # the first five warm up
+                    spent[0] = 0.0
+                    t = time.perf_counter()
+                    call()
+                    whole.append(time.perf_counter() - t)
+                    search.append(spent[0])
+                whole, search = whole[5:], search[5:]
+                row[f"{label} ms"] = 1e3 * statistics.median(whole)
+                if label != "numpy fwd":
+                    row[f"{label}: search ms"] = 1e3 * statistics.median(search)
+                    rest = [w - s for w, s in zip(whole, search)]
+                    row[f"{label}: rest / numpy fwd"] = statistics.median(rest) / (row["numpy fwd ms"] / 1e3)
+            rows.append(row)
+    finally:
+        for cls, run in originals.items():
+            cls.run = run  # type: ignore[method-assign]
+    return pd.DataFrame(rows)
 
 
 def best_of(fn: Callable[..., Any], repeat: int, *args: Any, **kwargs: Any) -> tuple[float, Any]:
@@ -303,7 +356,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="m = 1e5 instead of 1e6, fewer seeds")
     ap.add_argument("--repeat", type=int, default=3, help="runs per timing (the best is kept) or rounds")
-    ap.add_argument("--sections", default="1,2,3,4,5", help="comma-separated sections to run")
+    ap.add_argument("--sections", default="1,2,3,4,5,6", help="comma-separated sections to run")
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="time the interleaved rounds (sections 2-4) by wall clock or by this process's CPU time")
     args = ap.parse_args()
@@ -347,6 +400,13 @@ def main() -> None:
         tab = python_calls(1000, range(3 if args.quick else 10))
         print(tab.to_string(index=False))
         print("medians: " + ", ".join(f"{c} {tab[c].median():.0f}" for c in tab.columns if c != "seed"))
+    if 6 in sections:
+        rounds = max(args.repeat, 40)
+        print(f"\n== 6. a call at m = 1,000 with and without its search (median of {rounds} calls each; rest: the "
+              "call's time outside the method's run, in units of the numpy forward search) ==")
+        tab = around_search(1000, range(3 if args.quick else 10), rounds)
+        print(tab.to_string(index=False, float_format="%.3g"))
+        print("medians: " + ", ".join(f"{c} {tab[c].median():.3g}" for c in tab.columns if c != "seed"))
 
 
 if __name__ == "__main__":
