@@ -53,8 +53,16 @@ import streamreg as sr
 from streamreg.datasets.synthetic import SyntheticStream
 
 
+def small_calls(m: int, seed: int) -> tuple[tuple[str, Callable[[], Any]], ...]:
+    """The numpy forward search, select() and select(method="stepwise-ric") on one problem."""
+    y, x, _ = problem(m, seed)
+    return (("numpy fwd", lambda: numpy_forward(y, x, bonferroni(len(y), m))),
+            ("select()", lambda: sr.select(y, x)),
+            ("stepwise-ric", lambda: sr.select(y, x, method="stepwise-ric")))
+
+
 def around_search(m: int, seeds: range, rounds: int) -> pd.DataFrame:
-    """Per seed, the median milliseconds of select() at the default and with
+    """Per seed, the median milliseconds of select() (the default) and of select() with
     ``method="stepwise-ric"``, split into the method's ``run`` (the search) and the rest of
     the call, beside the plain numpy forward search: what a call costs before any search."""
     from streamreg.search.confirm import ScreenConfirm
@@ -77,13 +85,8 @@ def around_search(m: int, seeds: range, rounds: int) -> pd.DataFrame:
     rows = []
     try:
         for seed in seeds:
-            y, x, _ = problem(m, seed)
             row: dict[str, Any] = {"seed": seed}
-            calls: tuple[tuple[str, Callable[[], Any]], ...] = (
-                ("numpy fwd", lambda y=y, x=x: numpy_forward(y, x, bonferroni(len(y), m))),
-                ("default", lambda y=y, x=x: sr.select(y, x)),
-                ("stepwise-ric", lambda y=y, x=x: sr.select(y, x, method="stepwise-ric")))
-            for label, call in calls:
+            for label, call in small_calls(m, seed):
                 whole, search = [], []
                 for _ in range(rounds + 5):  # the first five warm up
                     spent[0] = 0.0
@@ -330,13 +333,8 @@ def python_calls(m: int, seeds: range) -> pd.DataFrame:
     rows = []
     try:
         for seed in seeds:
-            y, x, _ = problem(m, seed)
             row: dict[str, Any] = {"seed": seed}
-            calls: tuple[tuple[str, Callable[[], Any]], ...] = (
-                ("select()", lambda y=y, x=x: sr.select(y, x)),
-                ("stepwise-ric", lambda y=y, x=x: sr.select(y, x, method="stepwise-ric")),
-                ("numpy fwd", lambda y=y, x=x: numpy_forward(y, x, bonferroni(len(y), m))))
-            for label, call in calls:
+            for label, call in small_calls(m, seed):
                 call()  # warm
                 runs[0] = 0
                 prof = cProfile.Profile()
