@@ -120,6 +120,14 @@ class _FormedOnUse(Generic[T]):
 
     def __init__(self, slot: str) -> None:
         self.slot = slot
+        self.name = slot
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __set__(self, state: GLMState, value: object) -> None:
+        # read-only, as a property without a setter: an assignment would hide the field
+        raise AttributeError(f"{self.name!r} of a GLM state is read-only: it follows the state's fit")
 
     @overload
     def __get__(self, state: None, owner: type) -> _FormedOnUse[T]: ...

@@ -60,6 +60,16 @@ def test_left_out_term_from_sums_equals_statsmodels(name, left_out):
     assert out.statistic[0] == pytest.approx(plain.statistic[0], rel=1e-11)
 
 
+@pytest.mark.parametrize("field", ["basis", "z_resid", "restricted_score", "pearson_resid", "_qz"])
+def test_basis_fields_are_read_only(field):
+    y, fixed, x, state = _screened("binomial")
+    reduced = state.refit(fixed, [x[:, 0]], within=True)
+    with pytest.raises(AttributeError, match=f"'{field}' of a GLM state is read-only"):
+        setattr(reduced, field, None)
+    assert reduced._basis_pending  # the refused assignment formed nothing
+    assert getattr(reduced, field) is not None and not reduced._basis_pending
+
+
 def _materialised(state: GLMState) -> GLMState:
     state._form_basis()
     assert not state._basis_pending
